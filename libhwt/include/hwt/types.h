@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libhwt: types shared by the reader, the merge iterator and the converters.
+ *
+ * A converter never sees a file or a device: it reads a struct hwt_stream,
+ * which yields records of all CPUs in time order and answers name look-ups.
+ * The .hwt reader, the live consumer and the tests' in-memory traces all
+ * provide one.
+ */
+#ifndef HWT_TYPES_H
+#define HWT_TYPES_H
+
+#include <stdint.h>
+#include <linux/hwtrace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+_Static_assert(sizeof(struct hwt_event) == HWT_EVENT_SIZE, "record is 16 bytes");
+
+/* A record with the CPU it was taken on and its full timestamp. */
+struct hwt_record {
+	uint64_t ts;		/* clock ticks: HWT_EVENT_TSC(&ev) */
+	uint32_t cpu;
+	uint32_t reserved;
+	struct hwt_event ev;
+};
+
+#define HWT_COMM_LEN	16
+#define HWT_HOST_LEN	65
+
+struct hwt_task {
+	uint32_t pid;
+	uint32_t tgid;
+	char comm[HWT_COMM_LEN];	/* NUL-terminated, bytes as the kernel had them */
+};
+
+/* What a trace says about itself (the .hwt header plus its metadata). */
+struct hwt_trace_info {
+	uint32_t nr_cpus;
+	uint32_t clock;			/* enum hwt_clock */
+	uint64_t cycles_per_msec;	/* ticks per millisecond of ts */
+	int64_t creation_time;		/* seconds since the epoch, UTC */
+	uint32_t families;		/* bit n: family n was recorded */
+	uint32_t chunk_mode;		/* HWT_CHUNK_CYC / JTN / STOP */
+	char kernel_release[HWT_HOST_LEN];
+	char hostname[HWT_HOST_LEN];
+	char backend[16];		/* "module" or "bpf" */
+	const uint64_t *lost;		/* [nr_cpus] events lost per CPU */
+	const uint64_t *overwritten;	/* [nr_cpus] records overwritten per CPU */
+};
+
+/*
+ * A time-ordered source of records.  next() returns 1 and fills rec, 0 at the
+ * end, or a negative errno.  rewind() restarts at the first record (for a
+ * converter's second pass).  task() and irq_name() return NULL when unknown.
+ */
+struct hwt_stream {
+	const struct hwt_trace_info *info;
+	int (*next)(void *ctx, struct hwt_record *rec);
+	int (*rewind)(void *ctx);
+	const struct hwt_task *(*task)(void *ctx, uint32_t pid);
+	const char *(*irq_name)(void *ctx, uint32_t irq);
+	void *ctx;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWT_TYPES_H */
