@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* Event and family names, generated from the UAPI's HWT_EVENT_TABLE. */
+/* Event and family names, generated from the UAPI's event-code enum. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -15,12 +15,12 @@ struct event_desc {
 	const char *par2;
 };
 
-/* Lower-case names, as S.Ha.R.K. spells them without the FTrace_EVT_ prefix. */
+/* The UAPI enum is the table; gen-events.sh turns it into these rows. */
 static const struct event_desc events[] = {
-#define X(name, code, p1, p2) { code, #name, p1, p2 },
-	HWT_EVENT_TABLE(X)
-#undef X
+#include "events.inc"
 };
+
+#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
 static const char *const families[HWT_NR_FAMILIES] = {
 	"general", "ipoint", "task", "irq", "cpu", "prio", "mutex", "signal",
@@ -33,27 +33,6 @@ static const char *const filter_names[HWT_NR_FAMILIES] = {
 	"filter_server", "filter_user", "filter_data", "filter_timer",
 	"filter_12", "filter_13", "filter_14", NULL,
 };
-
-#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
-
-/* The table spells names in upper case; lower-case copies are built at load
- * time, before any thread can ask for them.
- */
-static char lower[NR_EVENTS][24];
-
-__attribute__((constructor)) static void build_lower_names(void)
-{
-	for (size_t i = 0; i < NR_EVENTS; i++) {
-		size_t n;
-
-		for (n = 0; events[i].name[n] && n + 1 < sizeof(lower[i]); n++) {
-			char c = events[i].name[n];
-
-			lower[i][n] = (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
-		}
-		lower[i][n] = '\0';
-	}
-}
 
 static const struct event_desc *lookup(uint16_t code, size_t *idx)
 {
@@ -78,7 +57,7 @@ const char *hwt_event_name(uint16_t code)
 			return filter_names[code & HWT_FAMILY_MASK];
 		return NULL;
 	}
-	return lower[i];
+	return d->name;
 }
 
 const char *hwt_event_par1(uint16_t code)

@@ -34,7 +34,13 @@ struct hwt_event {
 /* S.Ha.R.K. "fast" ipoints set this bit and leave par2 unwritten. */
 #define HWT_CODE_FAST		0x8000
 #define HWT_CODE(code)		((code) & ~HWT_CODE_FAST)
-#define HWT_EVENT_TSC(e)	(((__u64)(e)->tsc_hi << 32) | (e)->tsc_lo)
+
+static __inline__ __u64 hwt_event_tsc(const struct hwt_event *e)
+{
+	return ((__u64)e->tsc_hi << 32) | e->tsc_lo;
+}
+
+#define HWT_EVENT_TSC(e)	hwt_event_tsc(e)
 
 /* Event families: code & 0x0F. */
 enum hwt_family {
@@ -54,114 +60,121 @@ enum hwt_family {
 };
 
 /*
- * The event-code table: X(name, code, par1 meaning, par2 meaning).
- * S.Ha.R.K.'s codes keep their values; codes marked "Linux" are hwtrace's own,
- * chosen inside the family whose meaning fits and colliding with nothing.
- * Codes 0xF0..0xFF are control records: filter changes (0xF0 | family, par1 =
- * new status) and next_chunk (0xFF).  They are never filtered.
- *
- * sched_switch packs three values into par1/par2; see HWT_SWITCH_*().
+ * Event codes: the table.  S.Ha.R.K.'s codes keep their values; codes marked
+ * "Linux" are hwtrace's own, chosen inside the family whose meaning fits and
+ * colliding with nothing.  Each comment reads "par1, par2" ("-": unused);
+ * libhwt generates its event names and parameter names from these lines, so
+ * keep the form.  Codes 0xF0..0xFF are control records: filter changes
+ * (0xF0 | family, par1 = new status) and next_chunk (0xFF); they are never
+ * filtered.  sched_switch packs three values into par1/par2: HWT_SWITCH_*().
  */
-#define HWT_EVENT_TABLE(X)						\
-	/* general (0) */						\
-	X(EMPTY,		0x00, "-",		"-")		\
-	X(CYCLES_PER_MSEC,	0x10, "clock",		"cycles/ms")	\
-	X(TRACE_START,		0x20, "-",		"-")		\
-	X(TRACE_STOP,		0x30, "-",		"-")		\
-	X(BLACKOUT_START,	0x40, "-",		"-")		\
-	X(BLACKOUT_END,		0x50, "-",		"-")		\
-	X(ID,			0x60, "cpu",		"pid")		\
-	X(NUMEVENTS,		0x70, "-",		"events")	\
-	X(LOST,			0x80, "-",		"lost total")	/* Linux */ \
-	/* ipoint (1) */						\
-	X(IPOINT,		0x01, "number",		"value")	\
-	/* task (2) */							\
-	X(TASK_CREATE,		0x02, "-",		"pid")		\
-	X(TASK_ACTIVATE,	0x12, "cpu|new",	"pid")		\
-	X(TASK_DISPATCH,	0x22, "-",		"-")		\
-	X(TASK_EPILOGUE,	0x32, "-",		"-")		\
-	X(TASK_END,		0x42, "-",		"pid")		\
-	X(TASK_BEGIN_CYCLE,	0x52, "-",		"-")		\
-	X(TASK_END_CYCLE,	0x62, "context",	"level")	\
-	X(TASK_SLEEP,		0x72, "-",		"-")		\
-	X(TASK_SCHEDULE,	0x82, "prev",		"next")		\
-	X(TASK_TIMER,		0x92, "context",	"level")	\
-	X(TASK_DISABLE,		0xA2, "-",		"-")		\
-	X(TASK_DEADLINE_MISS,	0xB2, "context",	"-")		\
-	X(TASK_WCET_VIOLATION,	0xC2, "context",	"-")		\
-	X(TASK_EXEC,		0xD2, "-",		"pid")		/* Linux */ \
-	X(TASK_MIGRATE,		0xE2, "dest cpu",	"pid")		/* Linux */ \
-	/* interrupt (3) */						\
-	X(INTERRUPT_START,	0x03, "irq",		"-")		\
-	X(INTERRUPT_END,	0x13, "irq",		"handled")	\
-	X(INTERRUPT_HIT,	0x23, "irq",		"-")		\
-	X(INTERRUPT_COUNT,	0x33, "-",		"count")	\
-	X(SOFTIRQ_START,	0x53, "vector",		"-")		/* Linux */ \
-	X(SOFTIRQ_END,		0x63, "vector",		"-")		/* Linux */ \
-	X(SOFTIRQ_RAISE,	0x73, "vector",		"-")		/* Linux */ \
-	X(VECTOR_START,		0x83, "vector",		"-")		/* Linux */ \
-	X(VECTOR_END,		0x93, "vector",		"-")		/* Linux */ \
-	/* CPU (4) */							\
-	X(TO_REAL_MODE,		0x04, "-",		"-")		\
-	X(TO_PROTECTED_MODE,	0x14, "-",		"-")		\
-	X(CLI,			0x24, "-",		"-")		\
-	X(STI,			0x34, "-",		"-")		\
-	X(IDLE_ENTER,		0x44, "state",		"-")		/* Linux */ \
-	X(IDLE_EXIT,		0x54, "-",		"-")		/* Linux */ \
-	X(FREQUENCY,		0x64, "-",		"kHz")		/* Linux */ \
-	/* priority (5) */						\
-	X(SET_PRIORITY,		0x05, "prio",		"pid")		\
-	X(CONTEXT_SWITCH,	0x15, "context",	"-")		\
-	X(INHERITANCE,		0x25, "prio",		"pid")		\
-	/* mutex (6) */							\
-	X(MUTEX_CREATE,		0x06, "-",		"-")		\
-	X(MUTEX_LOCK,		0x16, "flags",		"lock")		\
-	X(MUTEX_INHERIT,	0x26, "-",		"-")		\
-	X(MUTEX_UNLOCK,		0x36, "flags",		"lock")		\
-	X(MUTEX_WAIT,		0x46, "flags",		"lock")		\
-	X(MUTEX_POST,		0x56, "flags",		"lock")		\
-	/* signal (7) */						\
-	X(SIGNAL,		0x07, "signal",		"pid")		\
-	X(SIGNAL_DELIVER,	0x17, "signal",		"pid")		/* Linux */ \
-	/* server (8) */						\
-	X(SERVER_CREATE,	0x08, "-",		"server")	\
-	X(SERVER_REPLENISH,	0x18, "-",		"server")	\
-	X(SERVER_EXHAUST,	0x28, "-",		"server")	\
-	X(SERVER_RECLAIMING,	0x38, "-",		"server")	\
-	X(SERVER_REMOVE,	0x48, "-",		"server")	\
-	X(SERVER_ACTIVE,	0x58, "-",		"server")	\
-	X(SERVER_USING_REC,	0x68, "reclaiming",	"server")	\
-	/* user (9) */							\
-	X(USER_EVENT_0,		0x09, "free",		"free")		\
-	X(USER_EVENT_1,		0x19, "free",		"free")		\
-	X(USER_EVENT_2,		0x29, "free",		"free")		\
-	X(USER_EVENT_3,		0x39, "free",		"free")		\
-	X(USER_EVENT_4,		0x49, "free",		"free")		\
-	X(USER_EVENT_5,		0x59, "free",		"free")		\
-	X(USER_EVENT_6,		0x69, "free",		"free")		\
-	X(USER_EVENT_7,		0x79, "free",		"free")		\
-	X(USER_EVENT_8,		0x89, "free",		"free")		\
-	X(USER_EVENT_9,		0x99, "free",		"free")		\
-	X(USER_EVENT_10,	0xA9, "free",		"free")		\
-	X(USER_EVENT_11,	0xB9, "free",		"free")		\
-	X(USER_EVENT_12,	0xC9, "free",		"free")		\
-	X(USER_EVENT_13,	0xD9, "free",		"free")		\
-	X(USER_EVENT_14,	0xE9, "free",		"free")		\
-	/* data (A) */							\
-	X(DATA_POINTER,		0x1A, "-",		"data")		\
-	/* timer (B) */							\
-	X(TIMER_POST,		0x0B, "kind",		"timer")	\
-	X(TIMER_DELETE,		0x1B, "kind",		"timer")	\
-	X(TIMER_WAKEUP_START,	0x2B, "kind",		"timer")	\
-	X(TIMER_WAKEUP_END,	0x3B, "kind",		"timer")	\
-	/* control */							\
-	X(NEXT_CHUNK,		0xFF, "to chunk",	"from chunk")
-
-#define HWT_EV_ENUM_(name, code, p1, p2) HWT_EV_##name = code,
 enum hwt_event_code {
-	HWT_EVENT_TABLE(HWT_EV_ENUM_)
+	/* general */
+	HWT_EV_EMPTY			= 0x00,	/* -, - */
+	HWT_EV_CYCLES_PER_MSEC		= 0x10,	/* clock, cycles/ms */
+	HWT_EV_TRACE_START		= 0x20,	/* -, - */
+	HWT_EV_TRACE_STOP		= 0x30,	/* -, - */
+	HWT_EV_BLACKOUT_START		= 0x40,	/* -, - */
+	HWT_EV_BLACKOUT_END		= 0x50,	/* -, - */
+	HWT_EV_ID			= 0x60,	/* cpu, pid */
+	HWT_EV_NUMEVENTS		= 0x70,	/* -, events */
+	HWT_EV_LOST			= 0x80,	/* -, lost total (Linux) */
+
+	/* ipoint */
+	HWT_EV_IPOINT			= 0x01,	/* number, value */
+
+	/* task */
+	HWT_EV_TASK_CREATE		= 0x02,	/* -, pid */
+	HWT_EV_TASK_ACTIVATE		= 0x12,	/* cpu|new, pid */
+	HWT_EV_TASK_DISPATCH		= 0x22,	/* -, - */
+	HWT_EV_TASK_EPILOGUE		= 0x32,	/* -, - */
+	HWT_EV_TASK_END			= 0x42,	/* -, pid */
+	HWT_EV_TASK_BEGIN_CYCLE		= 0x52,	/* -, - */
+	HWT_EV_TASK_END_CYCLE		= 0x62,	/* context, level */
+	HWT_EV_TASK_SLEEP		= 0x72,	/* -, - */
+	HWT_EV_TASK_SCHEDULE		= 0x82,	/* prev, next */
+	HWT_EV_TASK_TIMER		= 0x92,	/* context, level */
+	HWT_EV_TASK_DISABLE		= 0xA2,	/* -, - */
+	HWT_EV_TASK_DEADLINE_MISS	= 0xB2,	/* context, - */
+	HWT_EV_TASK_WCET_VIOLATION	= 0xC2,	/* context, - */
+	HWT_EV_TASK_EXEC		= 0xD2,	/* -, pid (Linux) */
+	HWT_EV_TASK_MIGRATE		= 0xE2,	/* dest cpu, pid (Linux) */
+
+	/* interrupt */
+	HWT_EV_INTERRUPT_START		= 0x03,	/* irq, - */
+	HWT_EV_INTERRUPT_END		= 0x13,	/* irq, handled */
+	HWT_EV_INTERRUPT_HIT		= 0x23,	/* irq, - */
+	HWT_EV_INTERRUPT_COUNT		= 0x33,	/* -, count */
+	HWT_EV_SOFTIRQ_START		= 0x53,	/* vector, - (Linux) */
+	HWT_EV_SOFTIRQ_END		= 0x63,	/* vector, - (Linux) */
+	HWT_EV_SOFTIRQ_RAISE		= 0x73,	/* vector, - (Linux) */
+	HWT_EV_VECTOR_START		= 0x83,	/* vector, - (Linux) */
+	HWT_EV_VECTOR_END		= 0x93,	/* vector, - (Linux) */
+
+	/* CPU */
+	HWT_EV_TO_REAL_MODE		= 0x04,	/* -, - */
+	HWT_EV_TO_PROTECTED_MODE	= 0x14,	/* -, - */
+	HWT_EV_CLI			= 0x24,	/* -, - */
+	HWT_EV_STI			= 0x34,	/* -, - */
+	HWT_EV_IDLE_ENTER		= 0x44,	/* state, - (Linux) */
+	HWT_EV_IDLE_EXIT		= 0x54,	/* -, - (Linux) */
+	HWT_EV_FREQUENCY		= 0x64,	/* -, kHz (Linux) */
+
+	/* priority */
+	HWT_EV_SET_PRIORITY		= 0x05,	/* prio, pid */
+	HWT_EV_CONTEXT_SWITCH		= 0x15,	/* context, - */
+	HWT_EV_INHERITANCE		= 0x25,	/* prio, pid */
+
+	/* mutex */
+	HWT_EV_MUTEX_CREATE		= 0x06,	/* -, - */
+	HWT_EV_MUTEX_LOCK		= 0x16,	/* flags, lock */
+	HWT_EV_MUTEX_INHERIT		= 0x26,	/* -, - */
+	HWT_EV_MUTEX_UNLOCK		= 0x36,	/* flags, lock */
+	HWT_EV_MUTEX_WAIT		= 0x46,	/* flags, lock */
+	HWT_EV_MUTEX_POST		= 0x56,	/* flags, lock */
+
+	/* signal */
+	HWT_EV_SIGNAL			= 0x07,	/* signal, pid */
+	HWT_EV_SIGNAL_DELIVER		= 0x17,	/* signal, pid (Linux) */
+
+	/* server */
+	HWT_EV_SERVER_CREATE		= 0x08,	/* -, server */
+	HWT_EV_SERVER_REPLENISH		= 0x18,	/* -, server */
+	HWT_EV_SERVER_EXHAUST		= 0x28,	/* -, server */
+	HWT_EV_SERVER_RECLAIMING	= 0x38,	/* -, server */
+	HWT_EV_SERVER_REMOVE		= 0x48,	/* -, server */
+	HWT_EV_SERVER_ACTIVE		= 0x58,	/* -, server */
+	HWT_EV_SERVER_USING_REC		= 0x68,	/* reclaiming, server */
+
+	/* user */
+	HWT_EV_USER_EVENT_0		= 0x09,	/* free, free */
+	HWT_EV_USER_EVENT_1		= 0x19,	/* free, free */
+	HWT_EV_USER_EVENT_2		= 0x29,	/* free, free */
+	HWT_EV_USER_EVENT_3		= 0x39,	/* free, free */
+	HWT_EV_USER_EVENT_4		= 0x49,	/* free, free */
+	HWT_EV_USER_EVENT_5		= 0x59,	/* free, free */
+	HWT_EV_USER_EVENT_6		= 0x69,	/* free, free */
+	HWT_EV_USER_EVENT_7		= 0x79,	/* free, free */
+	HWT_EV_USER_EVENT_8		= 0x89,	/* free, free */
+	HWT_EV_USER_EVENT_9		= 0x99,	/* free, free */
+	HWT_EV_USER_EVENT_10		= 0xA9,	/* free, free */
+	HWT_EV_USER_EVENT_11		= 0xB9,	/* free, free */
+	HWT_EV_USER_EVENT_12		= 0xC9,	/* free, free */
+	HWT_EV_USER_EVENT_13		= 0xD9,	/* free, free */
+	HWT_EV_USER_EVENT_14		= 0xE9,	/* free, free */
+
+	/* data */
+	HWT_EV_DATA_POINTER		= 0x1A,	/* -, data */
+
+	/* timer */
+	HWT_EV_TIMER_POST		= 0x0B,	/* kind, timer */
+	HWT_EV_TIMER_DELETE		= 0x1B,	/* kind, timer */
+	HWT_EV_TIMER_WAKEUP_START	= 0x2B,	/* kind, timer */
+	HWT_EV_TIMER_WAKEUP_END		= 0x3B,	/* kind, timer */
+
+	/* control */
+	HWT_EV_NEXT_CHUNK		= 0xFF,	/* to chunk, from chunk */
 };
-#undef HWT_EV_ENUM_
 
 /* Filter-change record: code 0xF0 | family, par1 = new status (1 = filtered). */
 #define HWT_EV_FILTER_BASE	0xF0
@@ -198,10 +211,25 @@ enum hwt_task_state {
 	(((next) & HWT_PID_MASK) | (((prev) & 0x3FFu) << HWT_PID_BITS))
 #define HWT_SWITCH_PAR1(prev, state) \
 	((((prev) >> 10) & 0xFFFu) | (((state) & 0xFu) << 12))
-#define HWT_SWITCH_NEXT(e)	((e)->par2 & HWT_PID_MASK)
-#define HWT_SWITCH_PREV(e) \
-	(((e)->par2 >> HWT_PID_BITS) | (((__u32)(e)->par1 & 0xFFFu) << 10))
-#define HWT_SWITCH_STATE(e)	(((e)->par1 >> 12) & 0xFu)
+
+static __inline__ __u32 hwt_switch_next(const struct hwt_event *e)
+{
+	return e->par2 & HWT_PID_MASK;
+}
+
+static __inline__ __u32 hwt_switch_prev(const struct hwt_event *e)
+{
+	return (e->par2 >> HWT_PID_BITS) | (((__u32)e->par1 & 0xFFFu) << 10);
+}
+
+static __inline__ __u32 hwt_switch_state(const struct hwt_event *e)
+{
+	return (e->par1 >> 12) & 0xFu;
+}
+
+#define HWT_SWITCH_NEXT(e)	hwt_switch_next(e)
+#define HWT_SWITCH_PREV(e)	hwt_switch_prev(e)
+#define HWT_SWITCH_STATE(e)	hwt_switch_state(e)
 
 /* Chunk flags, S.Ha.R.K.'s values.  mode = flags & HWT_CHUNK_MODE_MASK. */
 #define HWT_CHUNK_FREE		0x01	/* not selected nor linked to: selectable */

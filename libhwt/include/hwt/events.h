@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
-/* libhwt: names of event codes and families, from HWT_EVENT_TABLE. */
+/* libhwt: names of event codes and families, from the UAPI enum. */
 #ifndef HWT_EVENTS_H
 #define HWT_EVENTS_H
 

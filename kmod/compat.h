@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtrace: every kernel-version and architecture difference lives here, so
+ * the rest of kmod/ is written against one API (5.15 LTS .. current 6.x).
+ */
+#ifndef _HWT_COMPAT_H
+#define _HWT_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/timekeeping.h>
+#ifdef CONFIG_X86
+#include <asm/tsc.h>
+#endif
+
+/* vm_flags became read-only behind helpers in 6.3. */
+static inline void hwt_vm_flags_set(struct vm_area_struct *vma, unsigned long set,
+				    unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * The cycle counter: rdtsc_ordered() on x86 (ordered against the reservation
+ * that precedes it), nothing elsewhere yet: other architectures use the
+ * monotonic clock.
+ */
+#ifdef CONFIG_X86
+#define HWT_HAVE_CYCLES	1
+static __always_inline u64 hwt_cycles(void)
+{
+	return rdtsc_ordered();
+}
+
+/* Cycles per ms, or 0 when the TSC cannot serve as a cross-CPU clock. */
+static inline u64 hwt_cycles_per_msec(void)
+{
+	if (!boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
+	    !boot_cpu_has(X86_FEATURE_NONSTOP_TSC) || check_tsc_unstable())
+		return 0;
+	return tsc_khz;
+}
+#else
+#define HWT_HAVE_CYCLES	0
+static __always_inline u64 hwt_cycles(void)
+{
+	return 0;
+}
+
+static inline u64 hwt_cycles_per_msec(void)
+{
+	return 0;
+}
+#endif
+
+#endif /* _HWT_COMPAT_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace control: enable/disable, family filters, the clock, control
+ * records, and the slow path of a full ring (JTN jumps and loss counting).
+ */
+#include <linux/smp.h>
+#include <linux/sched.h>
+#include <linux/rcupdate.h>
+#include "hwt.h"
+#include "record.h"
+
+/* The chunk each CPU writes to; NULL while tracing is disabled. */
+DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
+u16 hwt_filter_mask;		/* bit n set: family n is not logged */
+bool hwt_enabled;		/* under hwt_lock */
+DEFINE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
+
+bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
+{
+	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c;
+}
+
+/*
+ * Point every CPU at a chunk.  A CPU in a JTN jump races us with
+ * this_cpu_cmpxchg() and loses: its cmpxchg sees our value and it retries.
+ */
+void hwt_move_cpus(struct hwt_chunk *to)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
+}
+
+static void count_lost(struct hwt_ring *r)
+{
+	local_inc(&r->lost);
+	WRITE_ONCE(r->meta->lost, local_read(&r->lost));
+	WRITE_ONCE(r->full, true);
+}
+
+/*
+ * An event did not fit.  A JTN chunk with a link moves this CPU on to the
+ * linked chunk, marks the jump with a next_chunk record in the emergency
+ * area, and writes the event there (S.Ha.R.K. dropped it).  Anything else
+ * counts it lost.  A chain is followed at most HWT_MAX_CHUNKS steps.
+ */
+void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+		   u16 par1, u32 par2, bool ctl)
+{
+	struct hwt_chunk *next;
+	int cpu = smp_processor_id();
+	int hops;
+	bool cyc;
+
+	for (hops = 0; hops < HWT_MAX_CHUNKS; hops++) {
+		next = READ_ONCE(c->link);
+		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
+			break;
+		WRITE_ONCE(r->full, true);
+		/* only the writer that moves the CPU marks the jump */
+		if (this_cpu_cmpxchg(hwt_cur, c, next) == c &&
+		    hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
+				   next->id, c->id))
+			count_lost(r);
+		c = this_cpu_read(hwt_cur);
+		if (!c)
+			return;
+		r = &c->rings[cpu];
+		cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
+		if (!hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
+				    code, par1, par2))
+			return;
+	}
+	count_lost(r);
+}
+
+static void log_start(void *unused)
+{
+	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
+		     (u32)hwt_clock_rate(), true);
+	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
+	/* who runs here now: the first switch on this CPU switches it out */
+	__hwt_record(HWT_EV_ID, smp_processor_id(), task_pid_nr(current), true);
+}
+
+static void log_stop(void *unused)
+{
+	struct hwt_chunk *c = this_cpu_read(hwt_cur);
+	struct hwt_ring *r;
+
+	if (!c)
+		return;
+	r = &c->rings[smp_processor_id()];
+	if (local_read(&r->lost) != r->lost_reported) {
+		__hwt_record(HWT_EV_LOST, 0, (u32)local_read(&r->lost), true);
+		r->lost_reported = local_read(&r->lost);
+	}
+	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
+}
+
+int hwt_enable(void)
+{
+	if (hwt_enabled)
+		return -EBUSY;
+	if (!hwt_selected)
+		return -EINVAL;
+	hwt_move_cpus(hwt_selected);
+	hwt_enabled = true;
+	/* each CPU writes its own ring: log the start records on each */
+	on_each_cpu(log_start, NULL, 1);
+	return 0;
+}
+
+void hwt_disable(void)
+{
+	if (!hwt_enabled)
+		return;
+	on_each_cpu(log_stop, NULL, 1);
+	hwt_move_cpus(NULL);
+	hwt_enabled = false;
+	/* writers run with preemption off: after this none is in a ring */
+	synchronize_rcu();
+}
+
+static void log_filter(void *info)
+{
+	const struct hwt_filter *f = info;
+
+	__hwt_record(HWT_EV_FILTER(f->family), f->status, 0, true);
+}
+
+int hwt_set_filter(const struct hwt_filter *arg)
+{
+	u16 mask;
+
+	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1)
+		return -EINVAL;
+	mask = hwt_filter_mask & ~BIT(arg->family);
+	if (arg->status)
+		mask |= BIT(arg->family);
+	WRITE_ONCE(hwt_filter_mask, mask);
+	if (hwt_enabled)
+		on_each_cpu(log_filter, (void *)arg, 1);
+	return 0;
+}
+
+u32 hwt_clock_kind(void)
+{
+	return static_branch_likely(&hwt_clock_is_cycles) ? HWT_CLOCK_TSC :
+							     HWT_CLOCK_MONO;
+}
+
+u64 hwt_clock_rate(void)
+{
+	return hwt_clock_kind() == HWT_CLOCK_TSC ? hwt_cycles_per_msec() :
+						   NSEC_PER_MSEC;
+}
+
+int hwt_set_clock(unsigned long clock)
+{
+	int id, cpu;
+
+	if (clock != HWT_CLOCK_TSC && clock != HWT_CLOCK_MONO)
+		return -EINVAL;
+	if (clock == HWT_CLOCK_TSC && !hwt_cycles_per_msec())
+		return -EOPNOTSUPP;
+	if (hwt_enabled)
+		return -EBUSY;
+	if (clock == HWT_CLOCK_TSC)
+		static_branch_enable(&hwt_clock_is_cycles);
+	else
+		static_branch_disable(&hwt_clock_is_cycles);
+	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
+		if (!hwt_chunks[id])
+			continue;
+		for_each_possible_cpu(cpu)
+			hwt_ring_set_clock(&hwt_chunks[id]->rings[cpu]);
+	}
+	return 0;
+}
+
+/* Default clock: the cycle counter when it is usable across CPUs. */
+int hwt_clock_init(void)
+{
+	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())
+		static_branch_disable(&hwt_clock_is_cycles);
+	return 0;
+}
+
+/* Userspace injection: ipoint and user families only, never control codes. */
+int hwt_log_user(const struct hwt_log *arg)
+{
+	u16 code = HWT_CODE(arg->code);
+	u16 fam = HWT_FAMILY(code);
+
+	if (code > 0xFF || HWT_IS_CONTROL(code) ||
+	    (fam != HWT_FAM_IPOINT && fam != HWT_FAM_USER) ||
+	    (arg->code & HWT_CODE_FAST && fam != HWT_FAM_IPOINT))
+		return -EINVAL;
+	hwt_record(arg->code, arg->par1, arg->par2);
+	return 0;
+}

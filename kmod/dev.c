@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hwtrace: the misc device, its ioctls (the FTrace API) and mmap of the
+ * rings.  Every ioctl runs under hwt_lock; the tracing fast path never takes
+ * it.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include "hwt.h"
+#include "compat.h"
+
+static int hwt_get_version(struct hwt_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->abi_major = HWT_ABI_MAJOR;
+	v->abi_minor = HWT_ABI_MINOR;
+	v->nr_cpus = nr_cpu_ids;
+	v->max_chunks = HWT_MAX_CHUNKS;
+	v->event_size = HWT_EVENT_SIZE;
+	v->clock = hwt_clock_kind();
+	v->cycles_per_msec = hwt_clock_rate();
+	v->max_memory = hwt_max_memory;
+	v->used_memory = hwt_used_memory;
+	v->enabled = hwt_enabled;
+	v->filter_mask = hwt_filter_mask;
+	return 0;
+}
+
+/* ioctl argument sizes, for the one copy in and the one copy out. */
+static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
+{
+	switch (cmd) {
+	case HWT_IOC_GET_VERSION:
+		return hwt_get_version(buf);
+	case HWT_IOC_ENABLE:
+		return hwt_enable();
+	case HWT_IOC_DISABLE:
+		hwt_disable();
+		return 0;
+	case HWT_IOC_CHUNK_CREATE:
+		return hwt_chunk_create(buf);
+	case HWT_IOC_CHUNK_DELETE:
+		return hwt_chunk_delete(arg);
+	case HWT_IOC_SET_CHUNK_FLAGS:
+		return hwt_chunk_set_flags(buf);
+	case HWT_IOC_GET_CHUNK_FLAGS:
+		return hwt_chunk_get_flags(buf);
+	case HWT_IOC_CHUNK_SELECT:
+		return hwt_chunk_select(arg);
+	case HWT_IOC_CHUNK_LINK:
+		return hwt_chunk_link(buf);
+	case HWT_IOC_GET_FIRST_CHUNK:
+		return hwt_chunk_first(arg);
+	case HWT_IOC_CHUNK_TABLE:
+		return hwt_chunk_table(buf);
+	case HWT_IOC_SET_FILTER:
+		return hwt_set_filter(buf);
+	case HWT_IOC_GET_FILTER:
+		*(u32 *)buf = hwt_filter_mask;
+		return 0;
+	case HWT_IOC_RING_INFO:
+		return hwt_chunk_ring_info(buf);
+	case HWT_IOC_SET_CLOCK:
+		return hwt_set_clock(arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	union {
+		struct hwt_version version;
+		struct hwt_chunk_create create;
+		struct hwt_chunk_flags flags;
+		struct hwt_chunk_link link;
+		struct hwt_chunk_table table;
+		struct hwt_filter filter;
+		struct hwt_log log;
+		struct hwt_ring_info info;
+		u32 mask;
+	} buf;
+	void __user *uarg = (void __user *)arg;
+	unsigned int size = _IOC_SIZE(cmd);
+	long ret;
+
+	if (_IOC_TYPE(cmd) != HWT_IOC_MAGIC || size > sizeof(buf))
+		return -ENOTTY;
+	memset(&buf, 0, sizeof(buf));
+	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&buf, uarg, size))
+		return -EFAULT;
+
+	/* injection is the fast path from userspace: no lock */
+	if (cmd == HWT_IOC_LOG_EVENT)
+		return hwt_log_user(&buf.log);
+
+	mutex_lock(&hwt_lock);
+	ret = hwt_ioctl_locked(cmd, arg, &buf);
+	mutex_unlock(&hwt_lock);
+
+	if (ret >= 0 && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &buf, size))
+		return -EFAULT;
+	return ret;
+}
+
+static void hwt_vma_open(struct vm_area_struct *vma)
+{
+	struct hwt_chunk *c = vma->vm_private_data;
+
+	atomic_inc(&c->mappings);
+}
+
+static void hwt_vma_close(struct vm_area_struct *vma)
+{
+	struct hwt_chunk *c = vma->vm_private_data;
+
+	atomic_dec(&c->mappings);
+}
+
+static const struct vm_operations_struct hwt_vm_ops = {
+	.open = hwt_vma_open,
+	.close = hwt_vma_close,
+};
+
+/*
+ * The offset names the ring and the area (HWT_MMAP_OFFSET); the length must
+ * be the whole area.  Data pages are never writable from userspace.
+ */
+static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	unsigned int cpu, area;
+	struct hwt_chunk *c;
+	struct hwt_ring *r;
+	void *mem;
+	u64 size;
+	int ret;
+
+	if (lower_32_bits(off))
+		return -EINVAL;
+	off >>= 32;
+	area = off & 1;
+	cpu = (off >> 1) & 0xFFFF;
+	if (off >> 17 >= HWT_MAX_CHUNKS || cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+
+	mutex_lock(&hwt_lock);
+	c = hwt_chunk_get(off >> 17);
+	ret = -EINVAL;
+	if (!c)
+		goto out;
+	r = &c->rings[cpu];
+	mem = area == HWT_AREA_META ? (void *)r->meta : (void *)r->data;
+	size = area == HWT_AREA_META ? PAGE_SIZE : r->data_size;
+	if (len != size)
+		goto out;
+	if (area == HWT_AREA_DATA) {
+		ret = -EPERM;
+		if (vma->vm_flags & VM_WRITE)
+			goto out;
+		hwt_vm_flags_set(vma, 0, VM_MAYWRITE);
+	}
+	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, 0);
+	ret = remap_vmalloc_range(vma, mem, 0);
+	if (ret)
+		goto out;
+	vma->vm_private_data = c;
+	vma->vm_ops = &hwt_vm_ops;
+	atomic_inc(&c->mappings);
+out:
+	mutex_unlock(&hwt_lock);
+	return ret;
+}
+
+static const struct file_operations hwt_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = hwt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = hwt_mmap,
+	.llseek = noop_llseek,
+};
+
+/* Root only by default (mode 0600); an admin may chmod the node. */
+static struct miscdevice hwt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "hwtrace",
+	.fops = &hwt_fops,
+	.mode = 0600,
+};
+
+int hwt_dev_init(void)
+{
+	return misc_register(&hwt_misc);
+}
+
+void hwt_dev_exit(void)
+{
+	misc_deregister(&hwt_misc);
+}

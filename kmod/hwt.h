@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtrace internals shared by the files of kmod/.
+ *
+ * Data flow: probe or ioctl -> hwt_record() (record.h: family filter, this
+ * CPU's current chunk) -> hwt_ring_write() (ring.h: reserve, timestamp,
+ * store, commit) -> the (chunk, CPU) ring that userspace mmap()s.
+ */
+#ifndef _HWT_H
+#define _HWT_H
+
+#include <linux/types.h>
+#include <linux/cache.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/jump_label.h>
+#include <asm/local.h>
+#include <linux/hwtrace.h>
+
+#define HWT_MIN_EMERGENCY	(4 * HWT_EVENT_SIZE)
+
+/*
+ * One ring: the records of one chunk taken on one CPU.
+ *
+ * Only the owning CPU writes the writer fields, with writers nesting like a
+ * stack (task < softirq < irq < NMI); local_t operations are atomic against
+ * such nesting without a LOCK prefix.  Other CPUs (ioctls) only read them.
+ */
+struct hwt_ring {
+	struct hwt_ring_meta *meta;	/* vmalloc_user page, mapped by userspace */
+	struct hwt_event *data;		/* vmalloc_user, nr_slots records */
+	u32 nr_slots;			/* capacity, emergency area included */
+	u32 normal_slots;		/* capacity for ordinary events */
+	u64 data_size;			/* bytes of data, page aligned */
+
+	/* writer state, owning CPU only */
+	local_t head;			/* next position, in [0, 2 * nr_slots) */
+	local_t nest;			/* writers inside reserve..commit */
+	local_t written;
+	local_t lost;
+	local_t overwritten;
+	unsigned long lost_reported;	/* lost total last logged in-band */
+	bool full;			/* filled up once (FULL flag) */
+} ____cacheline_aligned_in_smp;
+
+struct hwt_chunk {
+	int id;
+	u32 flags;			/* HWT_CHUNK_USER_FLAGS, under hwt_lock */
+	struct hwt_chunk *link;		/* JTN target; writers read it locklessly */
+	u64 normal_size;
+	u64 emergency_size;
+	u64 mem;			/* bytes charged against max_memory */
+	atomic_t mappings;		/* live vmas; delete waits for none */
+	struct hwt_ring rings[];	/* one per possible CPU, by CPU number */
+};
+
+/* main.c: module parameters and global state */
+extern struct mutex hwt_lock;
+extern u64 hwt_max_memory;
+extern u64 hwt_used_memory;		/* under hwt_lock */
+
+/* chunk.c: the chunk table, all under hwt_lock */
+extern struct hwt_chunk *hwt_chunks[HWT_MAX_CHUNKS];
+extern struct hwt_chunk *hwt_selected;
+int hwt_chunk_create(struct hwt_chunk_create *arg);
+int hwt_chunk_delete(long id);
+int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg);
+int hwt_chunk_get_flags(struct hwt_chunk_flags *arg);
+int hwt_chunk_select(long id);
+int hwt_chunk_link(const struct hwt_chunk_link *arg);
+int hwt_chunk_first(unsigned long flags);
+int hwt_chunk_table(struct hwt_chunk_table *arg);
+int hwt_chunk_ring_info(struct hwt_ring_info *arg);
+struct hwt_chunk *hwt_chunk_get(long id);
+void hwt_chunk_free_all(void);
+
+/* ring.c */
+int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu);
+void hwt_ring_free(struct hwt_ring *r);
+u64 hwt_ring_fill(const struct hwt_chunk *c, const struct hwt_ring *r);
+void hwt_ring_set_clock(struct hwt_ring *r);
+
+/* control.c: enable/disable, filters, clock, control records */
+DECLARE_PER_CPU(struct hwt_chunk *, hwt_cur);
+extern u16 hwt_filter_mask;
+extern bool hwt_enabled;
+DECLARE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
+int hwt_enable(void);
+void hwt_disable(void);
+int hwt_set_filter(const struct hwt_filter *arg);
+int hwt_set_clock(unsigned long clock);
+int hwt_clock_init(void);
+u32 hwt_clock_kind(void);
+u64 hwt_clock_rate(void);
+void hwt_move_cpus(struct hwt_chunk *to);
+bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
+void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+		   u16 par1, u32 par2, bool ctl);
+int hwt_log_user(const struct hwt_log *arg);
+
+/* dev.c */
+int hwt_dev_init(void);
+void hwt_dev_exit(void);
+
+#endif /* _HWT_H */

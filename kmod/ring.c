@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace rings: allocation, the meta page, and fill as the ioctls see it.
+ * The write path itself is inline in ring.h.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include "hwt.h"
+#include "ring.h"
+
+int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu)
+{
+	struct hwt_ring_meta *m;
+
+	r->nr_slots = (c->normal_size + c->emergency_size) / HWT_EVENT_SIZE;
+	r->normal_slots = c->normal_size / HWT_EVENT_SIZE;
+	r->data_size = PAGE_ALIGN((u64)r->nr_slots * HWT_EVENT_SIZE);
+	local_set(&r->head, 0);
+	local_set(&r->nest, 0);
+	local_set(&r->written, 0);
+	local_set(&r->lost, 0);
+	local_set(&r->overwritten, 0);
+	r->lost_reported = 0;
+	r->full = false;
+
+	/* vmalloc_user() zeroes: nothing stale ever reaches userspace */
+	r->meta = vmalloc_user(PAGE_SIZE);
+	r->data = vmalloc_user(r->data_size);
+	if (!r->meta || !r->data) {
+		hwt_ring_free(r);
+		return -ENOMEM;
+	}
+
+	m = r->meta;
+	m->version = HWT_ABI_MAJOR;
+	m->meta_size = sizeof(*m);
+	m->chunk = c->id;
+	m->cpu = cpu;
+	m->nr_slots = r->nr_slots;
+	m->normal_slots = r->normal_slots;
+	m->flags = c->flags;
+	m->data_offset = HWT_MMAP_OFFSET(c->id, cpu, HWT_AREA_DATA);
+	m->data_size = r->data_size;
+	hwt_ring_set_clock(r);
+	return 0;
+}
+
+void hwt_ring_free(struct hwt_ring *r)
+{
+	vfree(r->data);
+	vfree(r->meta);
+	r->data = NULL;
+	r->meta = NULL;
+}
+
+void hwt_ring_set_clock(struct hwt_ring *r)
+{
+	WRITE_ONCE(r->meta->clock, hwt_clock_kind());
+	WRITE_ONCE(r->meta->cycles_per_msec, hwt_clock_rate());
+}
+
+/* Records a reader can still get: unconsumed ones, or a CYC ring's window. */
+u64 hwt_ring_fill(const struct hwt_chunk *c, const struct hwt_ring *r)
+{
+	unsigned long used;
+
+	if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC)
+		return min_t(u64, local_read(&r->written), r->nr_slots);
+	used = hwt_ring_used(r, local_read(&r->head));
+	return min_t(u64, used, r->nr_slots);
+}
