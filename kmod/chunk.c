@@ -206,11 +206,22 @@ int hwt_chunk_get_flags(struct hwt_chunk_flags *arg)
 	return 0;
 }
 
+/*
+ * Select the chunk tracing starts in (or, while tracing, move every CPU to
+ * it).  HWT_NO_CHUNK drops the selection while tracing is off, so that the
+ * chunk can be given back with set_flags(FREE).
+ */
 int hwt_chunk_select(long id)
 {
 	struct hwt_chunk *c;
 	int ret;
 
+	if (id == HWT_NO_CHUNK) {
+		if (hwt_enabled)
+			return -EBUSY;
+		hwt_selected = NULL;
+		return 0;
+	}
 	ret = chunk_lookup(id, &c);
 	if (ret)
 		return ret;

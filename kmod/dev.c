@@ -30,7 +30,11 @@ static int hwt_get_version(struct hwt_version *v)
 	return 0;
 }
 
-/* ioctl argument sizes, for the one copy in and the one copy out. */
+/*
+ * buf holds the copied-in argument of pointer ioctls.  Value ioctls take an
+ * int (ids, flags, clock): userspace passes one through ioctl()'s varargs,
+ * so only the low 32 bits of arg are defined.
+ */
 static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 {
 	switch (cmd) {
@@ -44,17 +48,17 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 	case HWT_IOC_CHUNK_CREATE:
 		return hwt_chunk_create(buf);
 	case HWT_IOC_CHUNK_DELETE:
-		return hwt_chunk_delete(arg);
+		return hwt_chunk_delete((int)arg);
 	case HWT_IOC_SET_CHUNK_FLAGS:
 		return hwt_chunk_set_flags(buf);
 	case HWT_IOC_GET_CHUNK_FLAGS:
 		return hwt_chunk_get_flags(buf);
 	case HWT_IOC_CHUNK_SELECT:
-		return hwt_chunk_select(arg);
+		return hwt_chunk_select((int)arg);
 	case HWT_IOC_CHUNK_LINK:
 		return hwt_chunk_link(buf);
 	case HWT_IOC_GET_FIRST_CHUNK:
-		return hwt_chunk_first(arg);
+		return hwt_chunk_first((unsigned int)arg);
 	case HWT_IOC_CHUNK_TABLE:
 		return hwt_chunk_table(buf);
 	case HWT_IOC_SET_FILTER:
@@ -65,7 +69,7 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 	case HWT_IOC_RING_INFO:
 		return hwt_chunk_ring_info(buf);
 	case HWT_IOC_SET_CLOCK:
-		return hwt_set_clock(arg);
+		return hwt_set_clock((unsigned int)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace under concurrency: every CPU injects while a consumer drains all
+ * rings through mmap; every sequence number must be seen exactly once or be
+ * counted lost.  Also CPU hotplug in the middle of a trace.
+ */
+#include "hwt_test.h"
+#include <stdio.h>
+#include "kselftest_harness.h"
+
+#define MAX_CPUS	64
+#define NR_EVENTS	20000
+#define RING_SLOTS	256
+
+struct cpu_log {
+	uint32_t next_seq;	/* every seq below was seen or lost */
+	uint64_t seen;
+	uint32_t last_lost;	/* par2 of the last LOST record */
+	int errors;
+};
+
+struct run {
+	int fd, ncpu, id;
+	bool pace;		/* producers wait for room: nothing may be lost */
+	volatile bool stop;
+	struct hwt_map map[MAX_CPUS];
+	struct cpu_log log[MAX_CPUS];
+	struct hwt_event buf[RING_SLOTS * 2];
+};
+
+struct producer {
+	pthread_t thread;
+	struct run *run;
+	int cpu, err;
+};
+
+static uint64_t ring_used(const struct hwt_map *m)
+{
+	uint64_t span = 2ull * m->nr_slots;
+	uint64_t head = __atomic_load_n(&m->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&m->meta->data_tail, __ATOMIC_ACQUIRE);
+
+	return (head + span - tail) % span;
+}
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+	struct hwt_map *m = &p->run->map[p->cpu];
+
+	p->err = hwt_pin(p->cpu);
+	for (uint32_t i = 0; i < NR_EVENTS && !p->err; i++) {
+		while (p->run->pace && ring_used(m) > m->nr_slots / 2)
+			sched_yield();
+		p->err = (int)hwt_log(p->run->fd, HWT_EV_USER_EVENT_6, 0, i);
+	}
+	return NULL;
+}
+
+/* Check what one drain returned against the sequence so far. */
+static void account(struct cpu_log *l, const struct hwt_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].code == HWT_EV_LOST) {
+			l->last_lost = ev[i].par2;
+			continue;
+		}
+		if (ev[i].code != HWT_EV_USER_EVENT_6)
+			continue;
+		/* strictly increasing: nothing twice, nothing reordered */
+		if (ev[i].par2 < l->next_seq)
+			l->errors++;
+		l->next_seq = ev[i].par2 + 1;
+		l->seen++;
+	}
+}
+
+static void drain_all(struct run *r)
+{
+	for (int c = 0; c < r->ncpu; c++) {
+		size_t n;
+
+		if (!r->map[c].meta)
+			continue;
+		n = hwt_drain(&r->map[c], r->buf, RING_SLOTS * 2);
+		account(&r->log[c], r->buf, n);
+	}
+}
+
+static void *consume(void *arg)
+{
+	struct run *r = arg;
+
+	while (!r->stop)
+		drain_all(r);
+	return NULL;
+}
+
+static void run_concurrent(struct __test_metadata *_metadata, bool pace)
+{
+	struct producer prod[MAX_CPUS];
+	pthread_t consumer;
+	struct run *r;
+	uint64_t lost_total = 0;
+
+	r = calloc(1, sizeof(*r));
+	ASSERT_NE(NULL, r);
+	r->pace = pace;
+	r->fd = hwt_open();
+	ASSERT_LE(0, r->fd);
+	hwt_reset(r->fd);
+	r->ncpu = hwt_nr_cpus(r->fd);
+	ASSERT_GE(MAX_CPUS, r->ncpu);
+	ASSERT_EQ(0, hwt_only(r->fd, 1u << HWT_FAM_USER));
+	r->id = hwt_create(r->fd, RING_SLOTS * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, r->id);
+	for (int c = 0; c < r->ncpu; c++)
+		if (hwt_cpu_online(c)) {
+			ASSERT_EQ(0, hwt_map(r->fd, r->id, c, &r->map[c]));
+		}
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id));
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_ENABLE, 0));
+
+	ASSERT_EQ(0, pthread_create(&consumer, NULL, consume, r));
+	for (int c = 0; c < r->ncpu; c++) {
+		prod[c] = (struct producer){ .run = r, .cpu = c };
+		if (r->map[c].meta) {
+			ASSERT_EQ(0, pthread_create(&prod[c].thread, NULL, produce, &prod[c]));
+		}
+	}
+	for (int c = 0; c < r->ncpu; c++) {
+		if (!r->map[c].meta)
+			continue;
+		pthread_join(prod[c].thread, NULL);
+		EXPECT_EQ(0, prod[c].err);
+	}
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_DISABLE, 0));
+	r->stop = true;
+	pthread_join(consumer, NULL);
+	drain_all(r);
+
+	for (int c = 0; c < r->ncpu; c++) {
+		struct cpu_log *l = &r->log[c];
+		uint64_t lost;
+
+		if (!r->map[c].meta)
+			continue;
+		lost = r->map[c].meta->lost;
+		EXPECT_EQ(0, l->errors);
+		EXPECT_EQ(NR_EVENTS, l->seen + lost)
+			TH_LOG("cpu %d: seen %llu lost %llu", c,
+			       (unsigned long long)l->seen, (unsigned long long)lost);
+		/* the in-band reports add up to the counter */
+		EXPECT_EQ(lost, l->last_lost);
+		EXPECT_EQ(0, ring_used(&r->map[c]));
+		lost_total += lost;
+		hwt_unmap(&r->map[c]);
+	}
+	if (pace) {
+		EXPECT_EQ(0, lost_total);
+	}
+	TH_LOG("%s: %llu of %d events lost", pace ? "paced" : "flat out",
+	       (unsigned long long)lost_total, NR_EVENTS * r->ncpu);
+	hwt_reset(r->fd);
+	close(r->fd);
+	free(r);
+}
+
+TEST(drain_while_injecting)
+{
+	run_concurrent(_metadata, false);
+}
+
+TEST(drain_keeps_up_nothing_lost)
+{
+	run_concurrent(_metadata, true);
+}
+
+TEST(cpu_hotplug_mid_trace)
+{
+	struct hwt_event *buf;
+	struct hwt_map m = { 0 };
+	size_t got;
+	uint32_t seq = 0;
+	int fd, id, c1 = 1;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	if (hwt_nr_cpus(fd) < 2 || !hwt_cpu_online(c1) ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(close(fd); return, "needs a second CPU that can go offline");
+	buf = calloc(4096, sizeof(*buf));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	id = hwt_create(fd, 1024 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+
+	ASSERT_EQ(0, hwt_pin(c1));
+	for (; seq < 100; seq++) {
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_7, 1, seq));
+	}
+	ASSERT_EQ(0, hwt_pin(0));
+	ASSERT_EQ(0, hwt_cpu_set_online(c1, false));
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_7, 0, i));
+	}
+	ASSERT_EQ(0, hwt_cpu_set_online(c1, true));
+	ASSERT_EQ(0, hwt_pin(c1));
+	for (; seq < 200; seq++) {
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_7, 1, seq));
+	}
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+
+	/* what CPU 1 recorded before going offline is all there */
+	ASSERT_EQ(0, hwt_map(fd, id, c1, &m));
+	got = hwt_drain(&m, buf, 4096);
+	seq = 0;
+	for (size_t i = 0; i < got; i++)
+		if (buf[i].code == HWT_EV_USER_EVENT_7) {
+			ASSERT_EQ(seq++, buf[i].par2);
+		}
+	EXPECT_EQ(200, seq);
+	EXPECT_EQ(0, m.meta->lost);
+	EXPECT_EQ(HWT_EV_TRACE_STOP, buf[got - 1].code);
+	hwt_unmap(&m);
+	hwt_reset(fd);
+	free(buf);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace ioctl and mmap interface: every call's good path and the bad
+ * inputs it must refuse without harm.
+ */
+#include "hwt_test.h"
+#include <stdio.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define PAGE	((uint64_t)sysconf(_SC_PAGESIZE))
+#define BAD_PTR	16UL	/* unmapped user address */
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = hwt_open();
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", HWT_DEV, strerror(errno));
+	hwt_reset(self->fd);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	hwt_reset(self->fd);
+	close(self->fd);
+}
+
+TEST_F(dev, version)
+{
+	struct hwt_version v;
+
+	memset(&v, 0xAA, sizeof(v));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_EQ(HWT_ABI_MAJOR, v.abi_major);
+	EXPECT_EQ(HWT_EVENT_SIZE, v.event_size);
+	EXPECT_EQ(HWT_MAX_CHUNKS, v.max_chunks);
+	EXPECT_LE(1, v.nr_cpus);
+	EXPECT_LT(0, v.cycles_per_msec);
+	EXPECT_LT(0, v.max_memory);
+	EXPECT_EQ(0, v.enabled);
+	/* reserved words are zeroed, not stale kernel stack */
+	for (int i = 0; i < 4; i++) {
+		EXPECT_EQ(0, v.reserved[i]);
+	}
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, BAD_PTR));
+}
+
+TEST_F(dev, unknown_ioctl)
+{
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO(HWT_IOC_MAGIC, 0x7F), 0));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO('x', 0x01), 0));
+}
+
+TEST_F(dev, create_good)
+{
+	struct hwt_chunk_stat st;
+	uint32_t flags;
+	int id, id2;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	id2 = hwt_create(self->fd, 1000000, 1000000, HWT_CHUNK_JTN | HWT_CHUNK_NODEL);
+	ASSERT_LE(0, id2);
+	ASSERT_NE(id, id2);
+	ASSERT_EQ(0, hwt_get_flags(self->fd, id, &flags));
+	EXPECT_EQ(HWT_CHUNK_STOP | HWT_CHUNK_FREE, flags);
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_EQ(64 * REC, st.normal_size);
+	EXPECT_EQ(4 * REC, st.emergency_size);
+	EXPECT_EQ(0, st.fill);
+	EXPECT_EQ(0, st.written);
+	EXPECT_EQ(HWT_NO_CHUNK, st.link);
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id2, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
+}
+
+TEST_F(dev, create_bad)
+{
+	struct hwt_version v;
+	struct hwt_chunk_create c = {
+		.normal_size = 64 * REC, .emergency_size = 4 * REC,
+		.reserved = { 1 },
+	};
+
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 0, 4 * REC, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 17, 4 * REC, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 0, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 3 * REC, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 4 * REC + 1, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, UINT64_MAX - 15, 4 * REC, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 1ull << 62, 1ull << 62, 0));
+	EXPECT_EQ(-ENOMEM, hwt_create(self->fd, v.max_memory, 4 * REC, 0));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 4 * REC, 0x80));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_FULL));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_BUSY));
+	EXPECT_EQ(-EINVAL, hwt_create(self->fd, 64 * REC, 4 * REC,
+				      HWT_CHUNK_JTN | HWT_CHUNK_STOP));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_CREATE, (unsigned long)&c));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_CHUNK_CREATE, BAD_PTR));
+	/* nothing was left behind by the failures */
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_EQ(0, v.used_memory);
+}
+
+TEST_F(dev, chunk_limit)
+{
+	int ids[HWT_MAX_CHUNKS];
+
+	for (int i = 0; i < HWT_MAX_CHUNKS; i++) {
+		ids[i] = hwt_create(self->fd, REC, 4 * REC, HWT_CHUNK_STOP);
+		ASSERT_EQ(i, ids[i]);
+	}
+	EXPECT_EQ(-ENOSPC, hwt_create(self->fd, REC, 4 * REC, HWT_CHUNK_STOP));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, 100));
+	/* the freed id is reused */
+	EXPECT_EQ(100, hwt_create(self->fd, REC, 4 * REC, HWT_CHUNK_STOP));
+}
+
+TEST_F(dev, delete_bad)
+{
+	struct hwt_map m = { 0 };
+	int id, nodel;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	nodel = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_NODEL);
+	ASSERT_LE(0, id);
+	ASSERT_LE(0, nodel);
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, -1));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, 256));
+	EXPECT_EQ(-ENOENT, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, 200));
+	EXPECT_EQ(-EPERM, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, nodel));
+
+	/* mapped: busy until unmapped */
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+	hwt_unmap(&m);
+
+	/* selected: busy */
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+
+	/* deleted ids are gone */
+	ASSERT_EQ(0, hwt_set_flags(self->fd, nodel, 0));
+	ASSERT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, nodel));
+	ASSERT_EQ(0, hwt_set_flags(self->fd, nodel, HWT_CHUNK_FREE));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, nodel));
+	EXPECT_EQ(-ENOENT, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, nodel));
+	EXPECT_EQ(-ENOENT, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, nodel));
+	EXPECT_EQ(-ENOENT, hwt_set_flags(self->fd, nodel, HWT_CHUNK_FREE));
+}
+
+TEST_F(dev, flags)
+{
+	uint32_t flags;
+	int id;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_CYC);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_FREE | HWT_CHUNK_JTN |
+				   HWT_CHUNK_COMPR));
+	ASSERT_EQ(0, hwt_get_flags(self->fd, id, &flags));
+	EXPECT_EQ(HWT_CHUNK_FREE | HWT_CHUNK_JTN | HWT_CHUNK_COMPR, flags);
+	EXPECT_EQ(-EINVAL, hwt_set_flags(self->fd, id, 0x80));
+	EXPECT_EQ(-EINVAL, hwt_set_flags(self->fd, id, HWT_CHUNK_FULL));
+	EXPECT_EQ(-EINVAL, hwt_set_flags(self->fd, id, HWT_CHUNK_BUSY));
+	EXPECT_EQ(-EINVAL, hwt_set_flags(self->fd, id, HWT_CHUNK_MODE_MASK));
+	EXPECT_EQ(-EINVAL, hwt_set_flags(self->fd, -1, 0));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_GET_CHUNK_FLAGS, BAD_PTR));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_SET_CHUNK_FLAGS, BAD_PTR));
+
+	/* the mode of a chunk being written cannot change; BUSY shows it */
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_get_flags(self->fd, id, &flags));
+	EXPECT_EQ(HWT_CHUNK_JTN | HWT_CHUNK_COMPR | HWT_CHUNK_BUSY, flags);
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_NODEL));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+}
+
+TEST_F(dev, select_and_enable)
+{
+	int a, b;
+
+	a = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	b = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, -2));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, 256));
+	EXPECT_EQ(-ENOENT, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, 255));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, a));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, a));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	/* switching chunks while tracing moves every CPU */
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, b));
+	/* no deselecting under a running trace */
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, HWT_NO_CHUNK));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+
+	/* b stays selected until dropped; then it can be given back */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, HWT_NO_CHUNK));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, b));
+}
+
+TEST_F(dev, link)
+{
+	struct hwt_chunk_stat st;
+	int a, b, c;
+
+	a = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_JTN);
+	b = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	c = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(-EINVAL, hwt_link(self->fd, a, a));
+	EXPECT_EQ(-EINVAL, hwt_link(self->fd, -1, b));
+	EXPECT_EQ(-EINVAL, hwt_link(self->fd, a, 256));
+	EXPECT_EQ(-ENOENT, hwt_link(self->fd, a, 77));
+	ASSERT_EQ(0, hwt_link(self->fd, a, b));
+	ASSERT_EQ(0, hwt_stat(self->fd, a, 0, &st));
+	EXPECT_EQ(b, st.link);
+	/* b is in use now: neither linkable nor selectable nor deletable */
+	EXPECT_EQ(-EBUSY, hwt_link(self->fd, c, b));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, b));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, b));
+	/* freeing b needs the link gone first */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	ASSERT_EQ(0, hwt_link(self->fd, a, HWT_NO_CHUNK));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_CHUNK_LINK, BAD_PTR));
+}
+
+TEST_F(dev, first_chunk)
+{
+	int a, b;
+
+	EXPECT_EQ(-ENOENT, hwt_ioc(self->fd, HWT_IOC_GET_FIRST_CHUNK, HWT_CHUNK_FREE));
+	a = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	b = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_JTN);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(a, hwt_ioc(self->fd, HWT_IOC_GET_FIRST_CHUNK, HWT_CHUNK_FREE));
+	EXPECT_EQ(b, hwt_ioc(self->fd, HWT_IOC_GET_FIRST_CHUNK, HWT_CHUNK_JTN));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, a));
+	EXPECT_EQ(b, hwt_ioc(self->fd, HWT_IOC_GET_FIRST_CHUNK, HWT_CHUNK_FREE));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_GET_FIRST_CHUNK, 0x80));
+}
+
+TEST_F(dev, chunk_table)
+{
+	struct hwt_chunk_stat st[64];
+	struct hwt_chunk_table t = { .entries = (uintptr_t)st, .nr_entries = 0 };
+	int ncpu = hwt_nr_cpus(self->fd);
+
+	ASSERT_LE(0, hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP));
+	ASSERT_LE(0, hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_TABLE, (unsigned long)&t));
+	EXPECT_EQ(2 * ncpu, t.nr_entries);
+	t.nr_entries = 64;
+	memset(st, 0xAA, sizeof(st));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_TABLE, (unsigned long)&t));
+	ASSERT_EQ(2 * ncpu, t.nr_entries);
+	for (int i = 0; i < 2 * ncpu; i++) {
+		EXPECT_EQ(i / ncpu, st[i].id);
+		EXPECT_EQ(i % ncpu, st[i].cpu);
+		EXPECT_EQ(0, st[i].reserved[0]);
+		EXPECT_EQ(0, st[i].reserved[1]);
+	}
+	t.entries = BAD_PTR;
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_CHUNK_TABLE, (unsigned long)&t));
+	t.reserved = 1;
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_TABLE, (unsigned long)&t));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_CHUNK_TABLE, BAD_PTR));
+}
+
+TEST_F(dev, filter_args)
+{
+	uint32_t mask = 0;
+
+	ASSERT_EQ(0, hwt_only(self->fd, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_FILTER, (unsigned long)&mask));
+	EXPECT_EQ(0xFFFF, mask);
+	ASSERT_EQ(0, hwt_filter(self->fd, HWT_FAM_TASK, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_FILTER, (unsigned long)&mask));
+	EXPECT_EQ(0xFFFF & ~(1u << HWT_FAM_TASK), mask);
+	EXPECT_EQ(-EINVAL, hwt_filter(self->fd, 16, 1));
+	EXPECT_EQ(-EINVAL, hwt_filter(self->fd, HWT_FAM_TASK, 2));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_SET_FILTER, BAD_PTR));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_GET_FILTER, BAD_PTR));
+}
+
+TEST_F(dev, log_args)
+{
+	EXPECT_EQ(0, hwt_log(self->fd, HWT_EV_IPOINT, 1, 2));
+	EXPECT_EQ(0, hwt_log(self->fd, HWT_EV_IPOINT | HWT_CODE_FAST, 1, 0));
+	EXPECT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_14, 1, 2));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, HWT_EV_TASK_CREATE, 0, 1));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, HWT_EV_TRACE_STOP, 0, 0));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, HWT_EV_FILTER(HWT_FAM_USER), 0, 0));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, HWT_EV_NEXT_CHUNK, 0, 0));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, 0x109, 0, 0));
+	EXPECT_EQ(-EINVAL, hwt_log(self->fd, HWT_EV_USER_EVENT_0 | HWT_CODE_FAST, 0, 0));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_LOG_EVENT, BAD_PTR));
+}
+
+TEST_F(dev, clock)
+{
+	struct hwt_version v;
+	int id;
+
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, 7));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_EQ(HWT_CLOCK_MONO, v.clock);
+	EXPECT_EQ(1000000, v.cycles_per_msec);
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	/* back to the default the module chose (tsc where usable) */
+	if (hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_TSC) == -EOPNOTSUPP)
+		TH_LOG("TSC not usable as a clock here; mono stays");
+}
+
+TEST_F(dev, ring_info)
+{
+	struct hwt_ring_info info = { 0 };
+	int id;
+
+	id = hwt_create(self->fd, 100 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	info.chunk = id;
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_RING_INFO, (unsigned long)&info));
+	EXPECT_EQ(104, info.nr_slots);
+	EXPECT_EQ(100, info.normal_slots);
+	EXPECT_EQ(PAGE, info.meta_size);
+	EXPECT_EQ((104 * REC + PAGE - 1) / PAGE * PAGE, info.data_size);
+	EXPECT_EQ(HWT_MMAP_OFFSET(id, 0, HWT_AREA_META), info.meta_offset);
+	EXPECT_EQ(HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA), info.data_offset);
+	info.cpu = 1 << 20;
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_RING_INFO, (unsigned long)&info));
+	info.cpu = 0;
+	info.chunk = 999;
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_RING_INFO, (unsigned long)&info));
+	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_RING_INFO, BAD_PTR));
+}
+
+TEST_F(dev, mmap_bad)
+{
+	struct hwt_map m = { 0 };
+	size_t data;
+	void *p;
+	int id;
+
+	/* 300 records: data spans two pages */
+	id = hwt_create(self->fd, 296 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	EXPECT_EQ(HWT_ABI_MAJOR, m.meta->version);
+	EXPECT_EQ(300, m.meta->nr_slots);
+	EXPECT_EQ(296, m.meta->normal_slots);
+	EXPECT_EQ((uint32_t)id, m.meta->chunk);
+	EXPECT_EQ(m.data_size, m.meta->data_size);
+	EXPECT_EQ(HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA), m.meta->data_offset);
+	data = m.data_size;
+	ASSERT_EQ(2 * PAGE, data);
+	hwt_unmap(&m);
+
+	/* data pages are never writable */
+	p = mmap(NULL, data, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, data, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_NE(0, mprotect(p, data, PROT_READ | PROT_WRITE));
+	/* a partial unmap splits the vma; the count of mappings follows */
+	EXPECT_EQ(0, munmap(p, PAGE));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+	munmap((char *)p + PAGE, PAGE);
+
+	/* wrong length, wrong offset, no such chunk or CPU */
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, PAGE * 2, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META) + PAGE);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id + 1, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 4095, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	/* every mapping is gone: the chunk can go */
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+}
+
+/* The consumer position is userspace's: garbage there must not hurt. */
+TEST_F(dev, garbage_tail)
+{
+	struct hwt_chunk_stat st;
+	struct hwt_event ev[64];
+	struct hwt_map m = { 0 };
+	int id;
+
+	ASSERT_EQ(0, hwt_pin(0));
+	id = hwt_create(self->fd, 32 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_USER));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	m.meta->data_tail = UINT64_MAX;
+	for (int i = 0; i < 10; i++)
+		hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i);
+	m.meta->data_tail = 2 * m.nr_slots + 5;
+	for (int i = 0; i < 10; i++)
+		hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i);
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_EQ(20, st.lost);
+	EXPECT_EQ(st.lost, m.meta->lost);
+	EXPECT_GE(m.nr_slots, st.fill);
+	/* a sane tail again: the ring works and reports what it lost */
+	m.meta->data_tail = m.meta->data_head;
+	hwt_log(self->fd, HWT_EV_USER_EVENT_0, 1, 99);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(3, hwt_drain(&m, ev, 64));
+	EXPECT_EQ(HWT_EV_LOST, ev[0].code);
+	EXPECT_EQ(20, ev[0].par2);
+	EXPECT_EQ(HWT_EV_USER_EVENT_0, ev[1].code);
+	EXPECT_EQ(99, ev[1].par2);
+	EXPECT_EQ(HWT_EV_TRACE_STOP, ev[2].code);
+	hwt_unmap(&m);
+}
+
+TEST(non_root_denied)
+{
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to drop privileges");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(hwt_open() < 0 && errno == EACCES ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
