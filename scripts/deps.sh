@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages hwtrace needs, by group:
+#   build  compile the module (Kbuild of the 6.1 headers), libhwt, tools, tests
+#   vm     boot the kselftests in a TCG guest
+#   lint   checkpatch.pl and kselftest headers from linux-source-6.1
+# No group means all of them. Idempotent: silent when nothing is missing.
+#
+# usage: scripts/deps.sh [build|vm|lint]...
+set -euo pipefail
+
+declare -A groups=(
+	# linux-headers-amd64 pulls in linux-kbuild-6.1 and gcc-12; the rest is
+	# what Kbuild, sparse (C=2) and the userspace builds call.
+	[build]="gcc make libc6-dev pkg-config libzstd-dev check libxml2-utils
+		 libxml2-dev linux-headers-amd64 sparse bc flex bison libelf-dev"
+	[vm]="linux-image-amd64 qemu-system-x86 busybox-static cpio gzip rt-tests
+	      trace-cmd stress-ng"
+	# xz-utils: linux-source-6.1 ships as .tar.xz.
+	[lint]="linux-source-6.1 perl xz-utils shellcheck"
+)
+
+[ $# -gt 0 ] || set -- build vm lint
+
+want=()
+for g in "$@"; do
+	if [ -z "${groups[$g]+x}" ]; then
+		echo "deps.sh: unknown group '$g' (have: ${!groups[*]})" >&2
+		exit 2
+	fi
+	# shellcheck disable=SC2206 # word splitting of the list is intended
+	want+=(${groups[$g]})
+done
+
+missing=()
+for p in "${want[@]}"; do
+	# "ii " is the only state in which a package is really usable.
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[ "$st" = "ii " ] || missing+=("$p")
+done
+[ ${#missing[@]} -gt 0 ] || exit 0
+
+# Keep stdout clean for callers; apt's chatter goes to stderr.
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+"${sudo[@]}" apt-get update -q >&2
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
