@@ -57,4 +57,29 @@ static inline u64 hwt_cycles_per_msec(void)
 }
 #endif
 
+/*
+ * Tracepoint prototypes.  A probe must match its tracepoint exactly (kCFI
+ * checks it); Kbuild detects the variants from the kernel's headers.
+ */
+
+/* sched_switch gained prev_state in 5.18; before, read it from the task. */
+#ifdef HWT_SWITCH_HAS_PREV_STATE
+#define HWT_SWITCH_PROTO	void *data, bool preempt, struct task_struct *prev, \
+				struct task_struct *next, unsigned int prev_state
+#define hwt_switch_prev_state(prev)	(prev_state)
+#else
+#define HWT_SWITCH_PROTO	void *data, bool preempt, struct task_struct *prev, \
+				struct task_struct *next
+#define hwt_switch_prev_state(prev)	READ_ONCE((prev)->__state)
+#endif
+
+/* hrtimer_start gained was_armed in some stable series. */
+#ifdef HWT_HRTIMER_START_HAS_WAS_ARMED
+#define HWT_HRTIMER_START_PROTO	void *data, struct hrtimer *hrtimer, \
+				enum hrtimer_mode mode, bool was_armed
+#else
+#define HWT_HRTIMER_START_PROTO	void *data, struct hrtimer *hrtimer, \
+				enum hrtimer_mode mode
+#endif
+
 #endif /* _HWT_COMPAT_H */

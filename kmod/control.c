@@ -101,6 +101,8 @@ static void log_stop(void *unused)
 
 int hwt_enable(void)
 {
+	int ret;
+
 	if (hwt_enabled)
 		return -EBUSY;
 	if (!hwt_selected)
@@ -109,16 +111,21 @@ int hwt_enable(void)
 	hwt_enabled = true;
 	/* each CPU writes its own ring: log the start records on each */
 	on_each_cpu(log_start, NULL, 1);
-	return 0;
+	hwt_names_snapshot();
+	ret = hwt_probes_sync();
+	if (ret)
+		hwt_disable();
+	return ret;
 }
 
 void hwt_disable(void)
 {
 	if (!hwt_enabled)
 		return;
+	hwt_enabled = false;
+	hwt_probes_sync();
 	on_each_cpu(log_stop, NULL, 1);
 	hwt_move_cpus(NULL);
-	hwt_enabled = false;
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
 }
@@ -140,9 +147,11 @@ int hwt_set_filter(const struct hwt_filter *arg)
 	if (arg->status)
 		mask |= BIT(arg->family);
 	WRITE_ONCE(hwt_filter_mask, mask);
-	if (hwt_enabled)
-		on_each_cpu(log_filter, (void *)arg, 1);
-	return 0;
+	if (!hwt_enabled)
+		return 0;
+	on_each_cpu(log_filter, (void *)arg, 1);
+	/* a filtered family has no probe attached */
+	return hwt_probes_sync();
 }
 
 u32 hwt_clock_kind(void)

@@ -27,6 +27,8 @@ static int hwt_get_version(struct hwt_version *v)
 	v->used_memory = hwt_used_memory;
 	v->enabled = hwt_enabled;
 	v->filter_mask = hwt_filter_mask;
+	v->names_lost = hwt_names_lost();
+	v->nr_probes = hwt_nr_probes();
 	return 0;
 }
 
@@ -70,6 +72,8 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 		return hwt_chunk_ring_info(buf);
 	case HWT_IOC_SET_CLOCK:
 		return hwt_set_clock((unsigned int)arg);
+	case HWT_IOC_PROBE_INFO:
+		return hwt_probe_info(buf);
 	default:
 		return -ENOTTY;
 	}
@@ -86,6 +90,7 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct hwt_filter filter;
 		struct hwt_log log;
 		struct hwt_ring_info info;
+		struct hwt_probe_info probe;
 		u32 mask;
 	} buf;
 	void __user *uarg = (void __user *)arg;
@@ -110,6 +115,12 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    copy_to_user(uarg, &buf, size))
 		return -EFAULT;
 	return ret;
+}
+
+static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	return hwt_names_read(buf, count);
 }
 
 static void hwt_vma_open(struct vm_area_struct *vma)
@@ -184,6 +195,7 @@ out:
 
 static const struct file_operations hwt_fops = {
 	.owner = THIS_MODULE,
+	.read = hwt_read,
 	.unlocked_ioctl = hwt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = hwt_mmap,

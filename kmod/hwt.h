@@ -98,6 +98,22 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 		   u16 par1, u32 par2, bool ctl);
 int hwt_log_user(const struct hwt_log *arg);
 
+/* probes.c: tracepoints -> hwt_record() */
+int hwt_probes_init(void);
+int hwt_probes_sync(void);
+unsigned int hwt_nr_probes(void);
+int hwt_probe_info(struct hwt_probe_info *info);
+
+/* names.c: the pid/irq name channel read(2) from the device */
+struct task_struct;
+int hwt_names_init(void);
+void hwt_names_exit(void);
+void hwt_names_snapshot(void);
+void hwt_name_task(struct task_struct *p, const char *comm);
+void hwt_name_irq(int irq, const char *name);
+u64 hwt_names_lost(void);
+ssize_t hwt_names_read(char __user *buf, size_t count);
+
 /* dev.c */
 int hwt_dev_init(void);
 void hwt_dev_exit(void);

@@ -58,9 +58,15 @@ static int __init hwt_init(void)
 		pr_err("clock=%s is not usable here (%d)\n", clock, ret);
 		return ret;
 	}
-	ret = hwt_dev_init();
+	hwt_probes_init();
+	ret = hwt_names_init();
 	if (ret)
 		return ret;
+	ret = hwt_dev_init();
+	if (ret) {
+		hwt_names_exit();
+		return ret;
+	}
 	pr_info("ready: %u CPUs, clock %s, %u MiB cap\n", nr_cpu_ids,
 		hwt_clock_kind() == HWT_CLOCK_TSC ? "tsc" : "mono", max_memory_mb);
 	return 0;
@@ -74,6 +80,7 @@ static void __exit hwt_exit(void)
 	hwt_disable();
 	hwt_chunk_free_all();
 	mutex_unlock(&hwt_lock);
+	hwt_names_exit();
 }
 
 module_init(hwt_init);

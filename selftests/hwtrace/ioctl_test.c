@@ -42,9 +42,11 @@ TEST_F(dev, version)
 	EXPECT_LT(0, v.max_memory);
 	EXPECT_EQ(0, v.enabled);
 	/* reserved words are zeroed, not stale kernel stack */
-	for (int i = 0; i < 4; i++) {
+	EXPECT_EQ(0, v.reserved1);
+	for (size_t i = 0; i < sizeof(v.reserved) / sizeof(v.reserved[0]); i++) {
 		EXPECT_EQ(0, v.reserved[i]);
 	}
+	EXPECT_LT(0, v.nr_probes);
 	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, BAD_PTR));
 }
 

@@ -314,7 +314,10 @@ struct hwt_version {
 	__u64 used_memory;
 	__u32 enabled;
 	__u32 filter_mask;
-	__u64 reserved[4];
+	__u64 names_lost;	/* name records dropped: read(2) too slow */
+	__u32 nr_probes;	/* valid indexes for HWT_IOC_PROBE_INFO */
+	__u32 reserved1;
+	__u64 reserved[2];
 };
 
 struct hwt_chunk_create {
@@ -379,6 +382,39 @@ struct hwt_ring_info {
 	__u64 reserved[2];
 };
 
+/*
+ * Name records, read(2) from /dev/hwtrace: who the pids and irqs in a trace
+ * are.  While tracing, the kernel queues one per task alive at enable, per
+ * fork, exec and rename, and per IRQ at its first interrupt.  read() returns
+ * whole records, 0 when none is queued; it never blocks.
+ */
+enum hwt_name_kind {
+	HWT_NAME_TASK	= 1,	/* id = pid, tgid = thread group */
+	HWT_NAME_IRQ	= 2,	/* id = irq number, name = first action */
+};
+
+#define HWT_NAME_LEN		32
+
+struct hwt_name {
+	__u32 kind;
+	__u32 id;
+	__u32 tgid;
+	__u32 reserved;
+	char name[HWT_NAME_LEN];	/* NUL-padded */
+};
+
+/* Which kernel tracepoints feed which family, and whether this kernel has them. */
+#define HWT_PROBE_AVAILABLE	0x1	/* the tracepoint exists here */
+#define HWT_PROBE_ATTACHED	0x2	/* tracing, and the family unfiltered */
+
+struct hwt_probe_info {
+	__u32 index;		/* in: 0 .. nr_probes - 1 */
+	__u32 family;		/* enum hwt_family, or HWT_NR_FAMILIES: names */
+	__u32 flags;
+	__u32 reserved;
+	char tracepoint[64];
+};
+
 #define HWT_IOC_MAGIC		0xB8
 #define HWT_IOC_GET_VERSION	_IOR(HWT_IOC_MAGIC, 0x00, struct hwt_version)
 #define HWT_IOC_ENABLE		_IO(HWT_IOC_MAGIC, 0x01)
@@ -396,5 +432,6 @@ struct hwt_ring_info {
 #define HWT_IOC_LOG_EVENT	_IOW(HWT_IOC_MAGIC, 0x0D, struct hwt_log)
 #define HWT_IOC_RING_INFO	_IOWR(HWT_IOC_MAGIC, 0x0E, struct hwt_ring_info)
 #define HWT_IOC_SET_CLOCK	_IO(HWT_IOC_MAGIC, 0x0F)	/* arg: hwt_clock */
+#define HWT_IOC_PROBE_INFO	_IOWR(HWT_IOC_MAGIC, 0x10, struct hwt_probe_info)
 
 #endif /* _UAPI_LINUX_HWTRACE_H */
