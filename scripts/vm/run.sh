@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot an initramfs from scripts/vm/mkinitramfs.sh in a TCG guest, copy the
+# serial console to stdout and to a log, then judge the log with
+# scripts/vm/check-log.sh. Prints "vm: P passed, F failed, S skipped".
+# Exit 0 if the run is clean, 1 if not, 2 on usage errors.
+#
+# usage: scripts/vm/run.sh [--smp N] [--mem MB] [--timeout SEC] [--kernel PATH]
+#                          [--cpu MODEL] [--append ARGS] [--log FILE] [--quiet]
+#                          -i INITRAMFS
+#   --timeout  guest deadline for /hwt/run.sh (default 600); the host kills
+#              qemu 120 s after it
+#   --append   extra kernel command line arguments
+#   --log      console log (default: a new /tmp/hwt-vm.*.log, kept)
+#   --quiet    write the console only to the log
+set -euo pipefail
+
+usage() {
+	sed -n 's/^# \{0,1\}//; 9,16p' "$0" >&2
+	exit 2
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+smp=2
+mem=512
+timeout=600
+kernel=
+cpu=
+append=
+log=
+quiet=0
+initramfs=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quiet) quiet=1; shift; continue ;;
+	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | -i)
+		[ $# -ge 2 ] || usage ;;
+	*) usage ;;
+	esac
+	case $1 in
+	--smp) smp=$2 ;;
+	--mem) mem=$2 ;;
+	--timeout) timeout=$2 ;;
+	--kernel) kernel=$2 ;;
+	--cpu) cpu=$2 ;;
+	--append) append=$2 ;;
+	--log) log=$2 ;;
+	-i) initramfs=$2 ;;
+	esac
+	shift 2
+done
+[ -n "$initramfs" ] || usage
+for n in "$smp" "$mem" "$timeout"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || usage
+done
+[ -r "$initramfs" ] || { echo "$0: cannot read $initramfs" >&2; exit 2; }
+[ -n "$kernel" ] || kernel=$(bash "$here/../vm-kernel.sh")
+[ -n "$log" ] || log=$(mktemp /tmp/hwt-vm.XXXXXX.log)
+
+# Nested KVM hangs on our CI hosts, so always TCG. "max" gives the guest the
+# newest CPU features TCG emulates; older qemu builds may lack it.
+if [ -z "$cpu" ]; then
+	cpu=qemu64
+	if qemu-system-x86_64 -accel tcg -cpu help | grep -qw max; then
+		cpu=max
+	fi
+fi
+
+# panic=-1 reboots at once on a panic and -no-reboot turns that into a qemu
+# exit: the log then lacks HWT-VM-DONE. Oopses do not panic, so the rest of
+# the run and the kernel log still reach us.
+cmdline="console=ttyS0 loglevel=4 panic=-1 hwt.timeout=$timeout $append"
+host_timeout=$((timeout + 120))
+
+start=$(date +%s)
+qrc=0
+timeout -k 10 "$host_timeout" \
+	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem" \
+	-nographic -no-reboot -kernel "$kernel" -initrd "$initramfs" \
+	-append "$cmdline" </dev/null 2>&1 |
+	tr -d '\r' |
+	if [ "$quiet" = 1 ]; then cat >"$log"; else tee "$log"; fi ||
+	qrc=${PIPESTATUS[0]}
+secs=$(($(date +%s) - start))
+
+echo "run.sh: ${secs}s, smp $smp, cpu $cpu, log $log" >&2
+bad=0
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "run.sh: host timeout (${host_timeout}s) fired; qemu killed" >&2
+	bad=1
+elif [ "$qrc" != 0 ]; then
+	echo "run.sh: qemu exited with $qrc" >&2
+	bad=1
+fi
+bash "$here/check-log.sh" "$log" || bad=1
+exit "$bad"
