@@ -49,6 +49,9 @@ struct hwt_trace_info {
 	char backend[16];		/* "module" or "bpf" */
 	const uint64_t *lost;		/* [nr_cpus] events lost per CPU */
 	const uint64_t *overwritten;	/* [nr_cpus] records overwritten per CPU */
+	/* added by the .hwt reader; a producer may leave them 0 */
+	uint64_t nr_records;		/* records in the trace, all CPUs */
+	uint64_t names_lost;		/* name records the kernel dropped */
 };
 
 /*

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/* libhwt internals shared by its files; not installed. */
+#ifndef HWT_INTERNAL_H
+#define HWT_INTERNAL_H
+
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <hwt/hwt.h>
+
+/* Not exported although hwt_-prefixed: the symbol map exports hwt_*. */
+#define HWT_HIDDEN	__attribute__((visibility("hidden")))
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+
+/* Every public error path: errno set, negative errno returned. */
+static inline int hwt_err(int err)
+{
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+/* An option struct's field is present if the caller's sz covers it. */
+#define HWT_OPT(opts, field, def)					\
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) +	\
+		   sizeof((opts)->field) ? (opts)->field : (def))
+
+HWT_HIDDEN __attribute__((format(printf, 2, 3)))
+void hwt_pr(enum hwt_print_level level, const char *fmt, ...);
+#define pr_warn(fmt, ...)	hwt_pr(HWT_WARN, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)	hwt_pr(HWT_INFO, fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...)	hwt_pr(HWT_DEBUG, fmt, ##__VA_ARGS__)
+
+/* crc32.c: CRC-32 (IEEE 802.3, as zlib's crc32()), crc starts at 0 */
+HWT_HIDDEN uint32_t hwt_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* file_fmt.h has the on-disk layout */
+
+/* Records in the file are little-endian, as S.Ha.R.K.'s. */
+static inline void hwt_event_to_le(struct hwt_event *dst, const struct hwt_event *src)
+{
+	dst->code = htole16(src->code);
+	dst->par1 = htole16(src->par1);
+	dst->tsc_hi = htole32(src->tsc_hi);
+	dst->tsc_lo = htole32(src->tsc_lo);
+	dst->par2 = htole32(src->par2);
+}
+
+static inline void hwt_event_from_le(struct hwt_event *dst, const struct hwt_event *src)
+{
+	dst->code = le16toh(src->code);
+	dst->par1 = le16toh(src->par1);
+	dst->tsc_hi = le32toh(src->tsc_hi);
+	dst->tsc_lo = le32toh(src->tsc_lo);
+	dst->par2 = le32toh(src->par2);
+}
+
+#endif /* HWT_INTERNAL_H */
