@@ -102,9 +102,12 @@ struct hwt_reader;
 #define HWT_READ_CORRUPT	0x2	/* a block failed its checksum: skipped */
 #define HWT_PARTIAL		1	/* open: readable, but status != 0 */
 
+/* Skip CRC checks: forensic recovery of a damaged file, and fuzzing. */
+#define HWT_READER_NO_CRC	0x1
+
 struct hwt_reader_opts {
 	size_t sz;			/* sizeof(struct hwt_reader_opts) */
-	uint32_t flags;			/* none defined yet: 0 */
+	uint32_t flags;			/* HWT_READER_* */
 };
 
 /*
