@@ -70,26 +70,37 @@ EOF
 
 declare -A copied=()
 
+# The shared objects FILE needs, one path a line; nothing for static
+# programs, modules and scripts (ldd fails on them). Exits if one is
+# missing, unless a file of that name is in directory LOCAL (a payload that
+# sets LD_LIBRARY_PATH for its own libraries).
+libs_of() {
+	local f=$1 local_dir=${2-} lib missing=0
+	ldd "$f" >/dev/null 2>&1 || return 0
+	for lib in $(ldd "$f" | awk '$2 == "=>" && $3 == "not" { print $1 }'); do
+		if [ -z "$local_dir" ] || [ -z "$(find "$local_dir" -name "$lib" -print -quit)" ]; then
+			echo "$0: $f: $lib not found" >&2
+			missing=1
+		fi
+	done
+	[ "$missing" = 0 ] || exit 1
+	# "libx.so => /path (0x..)" or "/lib64/ld-linux-x86-64.so.2 (0x..)";
+	# linux-vdso has no path.
+	ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3; next } $1 ~ /^\// { print $1 }'
+}
+
 # Copy one file to the same path in the image (following symlinks), then
-# every shared object ldd says it needs. ldd already lists the whole closure
-# of a program; recursing matters for dlopen'ed plugins added below.
+# every shared object it needs. ldd already lists the whole closure of a
+# program; recursing matters for dlopen'ed plugins added below.
 add_elf() {
-	local f=$1 lib
+	local f=$1 lib libs
 	[ -z "${copied[$f]+x}" ] || return 0
 	copied[$f]=1
 	[ -e "$f" ] || { echo "$0: $f not found" >&2; exit 1; }
 	mkdir -p "$root$(dirname "$f")"
 	cp -L --remove-destination "$f" "$root$f"
-	# A static program or a script: ldd fails, nothing more to copy.
-	ldd "$f" >/dev/null 2>&1 || return 0
-	if ldd "$f" | grep -q 'not found'; then
-		echo "$0: $f: missing libraries:" >&2
-		ldd "$f" | grep 'not found' >&2
-		exit 1
-	fi
-	# "libx.so => /path (0x..)" or "/lib64/ld-linux-x86-64.so.2 (0x..)";
-	# linux-vdso has no path.
-	for lib in $(ldd "$f" | awk '$2 == "=>" { print $3; next } $1 ~ /^\// { print $1 }'); do
+	libs=$(libs_of "$f")
+	for lib in $libs; do
 		add_elf "$lib"
 	done
 }
@@ -110,6 +121,20 @@ for b in "${bins[@]}"; do
 		shopt -u nullglob
 	fi
 done
+
+# Test programs built in the payload need their libraries too; those that
+# live in the payload itself (found through an $ORIGIN rpath) are there.
+payload_abs=$(cd "$payload" && pwd)
+while IFS= read -r -d '' f; do
+	[ "$(head -c 4 "$f" | tr -d '\0')" = $'\x7fELF' ] || continue
+	libs=$(libs_of "$f" "$payload_abs")
+	for lib in $libs; do
+		case $lib in
+		"$payload_abs"/*) ;;
+		*) add_elf "$lib" ;;
+		esac
+	done
+done < <(find "$payload_abs" -type f -print0)
 
 # Sorted, owner root, fixed mtimes: the same inputs give the same image.
 mkdir -p "$(dirname "$out")"

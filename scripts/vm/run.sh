@@ -75,11 +75,14 @@ host_timeout=$((timeout + 120))
 
 start=$(date +%s)
 qrc=0
+# -nic none: the guest only needs loopback, and no NIC means no iPXE ROM.
+# sed -u keeps the console live; it drops \r and the firmware's terminal
+# resets and screen clears.
 timeout -k 10 "$host_timeout" \
 	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem" \
-	-nographic -no-reboot -kernel "$kernel" -initrd "$initramfs" \
+	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
-	tr -d '\r' |
+	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |
 	if [ "$quiet" = 1 ]; then cat >"$log"; else tee "$log"; fi ||
 	qrc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
