@@ -61,4 +61,19 @@ static inline void hwt_event_from_le(struct hwt_event *dst, const struct hwt_eve
 	dst->par2 = le32toh(src->par2);
 }
 
+/*
+ * Records to drop from the front of an n-record CYC snapshot of a ring of
+ * nr_slots after writers moved it on by moved records (plus HWT_SNAP_MARGIN
+ * in flight if live): position head + k overwrote a copied slot only for
+ * k >= nr_slots - n.
+ */
+static inline uint64_t hwt_snapshot_drop(uint64_t n, uint32_t nr_slots,
+					 uint64_t moved, int live)
+{
+	uint64_t d = moved + (live ? HWT_SNAP_MARGIN : 0);
+
+	d = d > nr_slots - n ? d - (nr_slots - n) : 0;
+	return d < n ? d : n;
+}
+
 #endif /* HWT_INTERNAL_H */

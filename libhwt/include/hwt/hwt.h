@@ -214,30 +214,39 @@ uint32_t hwt_ring_slots(const struct hwt_ring *r);
 const struct hwt_ring_meta *hwt_ring_meta(const struct hwt_ring *r);
 /* Records held now: unconsumed (STOP/JTN) or the CYC window. */
 uint64_t hwt_ring_fill(const struct hwt_ring *r);
+/* The ring may be written while it is read (tracing on): see snapshot. */
+#define HWT_SNAP_LIVE		0x1
+/* Records a live snapshot gives up to writers between reserve and commit. */
+#define HWT_SNAP_MARGIN		8
+
 /*
  * Hand the ring's records to sink: STOP/JTN rings are drained
- * (hwt_ring_drain_mem), CYC rings snapshotted (hwt_ring_snapshot_mem).
- * Returns the number of records passed on.
+ * (hwt_ring_drain_mem), CYC rings snapshotted (hwt_ring_snapshot_mem, flags
+ * HWT_SNAP_*).  Returns the number of records passed on.
  */
-int64_t hwt_ring_consume(struct hwt_ring *r, hwt_sink_fn_t sink, void *ctx);
+int64_t hwt_ring_consume(struct hwt_ring *r, unsigned int flags,
+			 hwt_sink_fn_t sink, void *ctx);
 
 /*
  * The protocol itself, on a mapping given by pointer (so tests can drive a
- * fake meta page).  nr_slots is the caller's, never the meta page's.
+ * fake meta page).  nr_slots is the caller's, never the meta page's; the
+ * CPU passed to sink is the meta page's.
  *
  * drain: head = load_acquire(data_head); pass records [data_tail, head);
- *   store_release(data_tail, head).  -EPROTO if the positions are impossible.
- * snapshot (CYC): the min(written, nr_slots) records ending at head, oldest
- *   first, copied out first and re-validated against head afterwards, so
- *   records the kernel overwrote during the copy are dropped, not mixed in;
- *   data_tail is neither read nor written.
+ *   store_release(data_tail, head).  -EPROTO if the positions are
+ *   impossible; a sink error leaves data_tail where it was.
+ * snapshot (CYC): the min(written, nr_slots) records ending at data_head,
+ *   oldest first.  They are copied out, then data_head and written are read
+ *   again: the oldest records, which writers overwrote meanwhile, are
+ *   dropped rather than mixed in (with HWT_SNAP_LIVE, HWT_SNAP_MARGIN more
+ *   for writes in flight).  data_tail is neither read nor written.
  */
 int64_t hwt_ring_drain_mem(struct hwt_ring_meta *meta,
 			   const struct hwt_event *data, uint32_t nr_slots,
 			   hwt_sink_fn_t sink, void *ctx);
 int64_t hwt_ring_snapshot_mem(const struct hwt_ring_meta *meta,
 			      const struct hwt_event *data, uint32_t nr_slots,
-			      hwt_sink_fn_t sink, void *ctx);
+			      unsigned int flags, hwt_sink_fn_t sink, void *ctx);
 
 /* --- consumer: every CPU ring of some chunks ------------------------------ */
 
@@ -255,12 +264,16 @@ void hwt_consumer_free(struct hwt_consumer *c);
 int hwt_consumer_add_chunk(struct hwt_consumer *c, int chunk);
 size_t hwt_consumer_nr_rings(const struct hwt_consumer *c);
 struct hwt_ring *hwt_consumer_ring(const struct hwt_consumer *c, size_t i);
-/* One pass over every ring without waiting; returns records passed on. */
-int64_t hwt_consumer_consume(struct hwt_consumer *c, hwt_sink_fn_t sink,
-			     void *ctx);
 /*
- * Consume; if nothing came, wait up to timeout_ms (-1: forever) for records,
- * checking every wait_us.  Returns records passed on (0: timed out), or
+ * One pass over every ring without waiting; returns records passed on.
+ * flags: HWT_SNAP_LIVE if tracing may be on (matters for CYC rings only).
+ */
+int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
+			     hwt_sink_fn_t sink, void *ctx);
+/*
+ * Drain the STOP/JTN rings; if nothing came, wait up to timeout_ms (-1:
+ * forever) for records, checking every wait_us.  CYC rings are left to
+ * hwt_consumer_consume().  Returns records passed on (0: timed out), or
  * -EINTR when a signal interrupted the wait.  The device has no poll yet:
  * this sleeps; once it has, the same call will block in epoll instead.
  */

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Consumer: every CPU ring of one or more chunks, drained in one pass, and a
+ * wait for more when all are empty.
+ *
+ * /dev/hwtrace has no poll() yet, so waiting is a timed sleep (wait_us,
+ * 10 ms by default: at 16 bytes a record a CPU would need to log over
+ * 6 M events/s to fill a 1 MiB ring in that time).  hwt_consumer_poll() is
+ * shaped like ring_buffer__poll() so that an epoll-based wait can replace
+ * the sleep without changing callers.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define DEFAULT_WAIT_US	10000
+
+struct hwt_consumer {
+	struct hwt_dev *dev;
+	uint32_t wait_us;
+	uint32_t nr_cpus;
+	struct hwt_ring **rings;	/* chunk by chunk, CPU by CPU */
+	size_t nr_rings, cap_rings;
+};
+
+int hwt_consumer_new(struct hwt_consumer **out, struct hwt_dev *d,
+		     const struct hwt_consumer_opts *opts)
+{
+	struct hwt_consumer *c;
+	struct hwt_version v;
+	int err;
+
+	*out = NULL;
+	err = hwt_dev_version(d, &v);
+	if (err)
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return hwt_err(-ENOMEM);
+	c->dev = d;
+	c->nr_cpus = v.nr_cpus;
+	c->wait_us = HWT_OPT(opts, wait_us, 0);
+	if (!c->wait_us)
+		c->wait_us = DEFAULT_WAIT_US;
+	*out = c;
+	return 0;
+}
+
+void hwt_consumer_free(struct hwt_consumer *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_rings; i++)
+		hwt_ring_unmap(c->rings[i]);
+	free(c->rings);
+	free(c);
+}
+
+int hwt_consumer_add_chunk(struct hwt_consumer *c, int chunk)
+{
+	size_t added = 0;
+
+	if (chunk < 0)
+		return hwt_err(-EINVAL);
+	for (uint32_t cpu = 0; cpu < c->nr_cpus; cpu++) {
+		struct hwt_ring *r;
+		int err = hwt_ring_map(c->dev, (uint32_t)chunk, cpu, &r);
+
+		if (err == -EINVAL && added)
+			continue;	/* a hole in the possible-CPU mask */
+		if (err)
+			return err;
+		if (c->nr_rings == c->cap_rings) {
+			size_t cap = c->cap_rings ? 2 * c->cap_rings : 16;
+			struct hwt_ring **p = realloc(c->rings, cap * sizeof(*p));
+
+			if (!p) {
+				hwt_ring_unmap(r);
+				return hwt_err(-ENOMEM);
+			}
+			c->rings = p;
+			c->cap_rings = cap;
+		}
+		c->rings[c->nr_rings++] = r;
+		added++;
+	}
+	return 0;
+}
+
+size_t hwt_consumer_nr_rings(const struct hwt_consumer *c)
+{
+	return c->nr_rings;
+}
+
+struct hwt_ring *hwt_consumer_ring(const struct hwt_consumer *c, size_t i)
+{
+	return i < c->nr_rings ? c->rings[i] : NULL;
+}
+
+static int64_t consume(struct hwt_consumer *c, unsigned int flags, int cyc,
+		       hwt_sink_fn_t sink, void *ctx)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < c->nr_rings; i++) {
+		const struct hwt_ring_meta *m = hwt_ring_meta(c->rings[i]);
+		int64_t n;
+
+		if (!cyc && HWT_CHUNK_MODE(__atomic_load_n(&m->flags,
+							   __ATOMIC_RELAXED)) ==
+			    HWT_CHUNK_CYC)
+			continue;
+		n = hwt_ring_consume(c->rings[i], flags, sink, ctx);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
+			     hwt_sink_fn_t sink, void *ctx)
+{
+	return consume(c, flags, 1, sink, ctx);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* CYC rings are skipped: a snapshot of them would repeat what it gave. */
+int64_t hwt_consumer_poll(struct hwt_consumer *c, int timeout_ms,
+			  hwt_sink_fn_t sink, void *ctx)
+{
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	struct timespec ts = {
+		.tv_sec = c->wait_us / 1000000,
+		.tv_nsec = (long)(c->wait_us % 1000000) * 1000,
+	};
+
+	for (;;) {
+		int64_t n = consume(c, 0, 0, sink, ctx);
+
+		if (n)
+			return n;
+		if (now_ms() >= deadline)
+			return 0;
+		if (nanosleep(&ts, NULL))
+			return hwt_err(-errno);
+	}
+}
+
+int hwt_consumer_epoll_fd(const struct hwt_consumer *c)
+{
+	(void)c;
+	return hwt_err(-EOPNOTSUPP);
+}

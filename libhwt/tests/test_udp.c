@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* S.Ha.R.K.'s UDP packets: encoding, decoding, and a loopback exchange. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "hwt_test.h"
+#include "internal.h"
+
+static void fill(struct hwt_event *ev, size_t n, uint32_t base)
+{
+	for (size_t i = 0; i < n; i++)
+		ev[i] = test_event(HWT_EV_TASK_SCHEDULE, (uint16_t)i,
+				   0x100000000ull + base + i, base + (uint32_t)i);
+}
+
+START_TEST(test_encode_layout)
+{
+	uint8_t pkt[HWT_UDP_MAX_PACKET];
+	struct hwt_event ev[2];
+	int len;
+
+	fill(ev, 2, 7);
+	len = hwt_udp_encode(pkt, sizeof(pkt), 5, HWT_UDP_NO_CPU, ev, 2);
+	ck_assert_int_eq(len, 24 + 32);
+	/* byte for byte what S.Ha.R.K.'s sender put on the wire */
+	ck_assert_int_eq(memcmp(pkt, "TRACER-V1.0\0", 12), 0);
+	ck_assert_uint_eq(pkt[12], 5);
+	ck_assert_uint_eq(pkt[16], 2);
+	ck_assert_uint_eq(pkt[20], 56);
+	/* record 0: code, par1, TSC high, TSC low, par2 */
+	ck_assert_uint_eq(pkt[24], HWT_EV_TASK_SCHEDULE);
+	ck_assert_uint_eq(pkt[26], 0);
+	ck_assert_uint_eq(pkt[28], 1);		/* TSC high = 1 */
+	ck_assert_uint_eq(pkt[32], 7);		/* TSC low = 7 */
+	ck_assert_uint_eq(pkt[36], 7);		/* par2 */
+}
+END_TEST
+
+START_TEST(test_round_trip)
+{
+	uint8_t pkt[HWT_UDP_MAX_PACKET];
+	struct hwt_event ev[HWT_UDP_MAX_EVENTS], out[HWT_UDP_MAX_EVENTS];
+	struct hwt_udp_header h;
+	uint32_t cpu = 99;
+	size_t max_cpu = (HWT_UDP_MAX_PACKET - HWT_UDP_HDR_SIZE -
+			  HWT_UDP_TRAILER_SIZE) / HWT_EVENT_SIZE;
+	int len;
+
+	fill(ev, HWT_UDP_MAX_EVENTS, 0);
+	/* S.Ha.R.K.'s packet: 61 records, CPU 0 */
+	len = hwt_udp_encode(pkt, sizeof(pkt), 1, HWT_UDP_NO_CPU, ev,
+			     HWT_UDP_MAX_EVENTS);
+	ck_assert_int_le(len, HWT_UDP_MAX_PACKET);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out),
+			 HWT_UDP_MAX_EVENTS);
+	ck_assert_uint_eq(cpu, 0);
+	ck_assert_uint_eq(h.packet_number, 1);
+	ck_assert_int_eq(memcmp(ev, out, sizeof(ev)), 0);
+	/* with the CPU trailer: one record fewer fits */
+	ck_assert_int_eq(hwt_udp_encode(pkt, sizeof(pkt), 2, 3, ev,
+					HWT_UDP_MAX_EVENTS), -EINVAL);
+	len = hwt_udp_encode(pkt, sizeof(pkt), 2, 3, ev, max_cpu);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_le(len, HWT_UDP_MAX_PACKET);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out),
+			 (int)max_cpu);
+	ck_assert_uint_eq(cpu, 3);
+	ck_assert_int_eq(memcmp(ev, out, max_cpu * sizeof(*ev)), 0);
+	/* no room */
+	ck_assert_int_eq(hwt_udp_encode(pkt, 30, 1, HWT_UDP_NO_CPU, ev, 1), -EINVAL);
+	/* empty packet */
+	len = hwt_udp_encode(pkt, sizeof(pkt), 0, 1, ev, 0);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), 0);
+}
+END_TEST
+
+START_TEST(test_decode_bad)
+{
+	uint8_t pkt[HWT_UDP_MAX_PACKET];
+	struct hwt_event ev[4], out[HWT_UDP_MAX_EVENTS];
+	struct hwt_udp_header h;
+	uint32_t cpu;
+	int len;
+
+	fill(ev, 4, 0);
+	len = hwt_udp_encode(pkt, sizeof(pkt), 1, 2, ev, 4);
+	ck_assert_int_eq(hwt_udp_decode(pkt, 10, &h, &cpu, out), -EBADMSG);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len - 1, &h, &cpu, out),
+			 -EBADMSG);
+	pkt[16] = 200;				/* number_of_events */
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), -EBADMSG);
+	pkt[16] = 3;				/* sizes disagree */
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), -EBADMSG);
+	pkt[16] = 4;
+	pkt[3] = 'X';				/* id */
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), -EBADMSG);
+	pkt[3] = 'C';
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), 4);
+}
+END_TEST
+
+/* Over 127.0.0.1: packets 0, 1, 3 sent; the receiver sees 2 is missing. */
+START_TEST(test_loopback)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	struct timeval tv = { .tv_sec = 2 };
+	socklen_t alen = sizeof(addr);
+	static const uint32_t numbers[] = { 0, 1, 3 };
+	uint32_t expect = 0, missing = 0, got = 0;
+	int rx, tx;
+
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(rx, 0);
+	ck_assert_int_ge(tx, 0);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(rx, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	ck_assert_int_eq(getsockname(rx, (struct sockaddr *)&addr, &alen), 0);
+	ck_assert_int_eq(setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
+		uint8_t pkt[HWT_UDP_MAX_PACKET];
+		struct hwt_event ev[10];
+		int len;
+
+		fill(ev, 10, numbers[i] * 10);
+		len = hwt_udp_encode(pkt, sizeof(pkt), numbers[i], 1, ev, 10);
+		ck_assert_int_eq(sendto(tx, pkt, (size_t)len, 0,
+					(struct sockaddr *)&addr, sizeof(addr)), len);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
+		uint8_t pkt[2048];
+		struct hwt_event out[HWT_UDP_MAX_EVENTS];
+		struct hwt_udp_header h;
+		uint32_t cpu;
+		ssize_t len = recv(rx, pkt, sizeof(pkt), 0);
+		int n;
+
+		ck_assert_int_gt(len, 0);
+		n = hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out);
+		ck_assert_int_eq(n, 10);
+		ck_assert_uint_eq(cpu, 1);
+		ck_assert_uint_eq(out[0].par2, h.packet_number * 10);
+		if (h.packet_number > expect)
+			missing += h.packet_number - expect;
+		expect = h.packet_number + 1;
+		got++;
+	}
+	ck_assert_uint_eq(got, 3);
+	ck_assert_uint_eq(missing, 1);
+	close(rx);
+	close(tx);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("udp");
+	TCase *tc = tcase_create("packets");
+
+	tcase_add_test(tc, test_encode_layout);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_decode_bad);
+	tcase_add_test(tc, test_loopback);
+	suite_add_tcase(s, tc);
+	return test_run(s);
+}
