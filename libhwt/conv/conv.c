@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Converter registry and what every format shares: the output buffer, the
+ * naming scheme, name sanitizing, time scaling and the two-pass driver.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwt/events.h>
+#include "conv_internal.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts);
+} formats[] = {
+	{ "htf", hwt_conv_htf },
+	{ "atf", hwt_conv_atf },
+	{ "btf", hwt_conv_btf },
+	{ "tband", hwt_conv_tband },
+	{ "shark", hwt_conv_shark },
+	{ "json", hwt_conv_json },
+};
+
+static const char *const format_names[] = {
+	"htf", "atf", "btf", "tband", "shark", "json", NULL,
+};
+
+const char *const *hwt_conv_formats(void)
+{
+	return format_names;
+}
+
+int hwt_convert(const char *format, struct hwt_stream *in, FILE *out,
+		const struct hwt_conv_opts *opts)
+{
+	int ret = -EINVAL;
+
+	if (!format || !in || !in->info || !in->next || !out)
+		goto out;
+	if (opts && opts->sz < sizeof(size_t))
+		goto out;
+	for (size_t i = 0; i < CONV_ARRAY_SIZE(formats); i++) {
+		if (!strcmp(format, formats[i].name)) {
+			ret = formats[i].fn(in, out, opts);
+			break;
+		}
+	}
+out:
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+/* --- output buffer ------------------------------------------------------------- */
+
+int hwt_obuf_init(struct hwt_obuf *o, FILE *f, size_t cap)
+{
+	memset(o, 0, sizeof(*o));
+	o->f = f;
+	o->cap = cap ? cap : 1 << 16;
+	o->buf = malloc(o->cap);
+	return o->buf ? 0 : -ENOMEM;
+}
+
+int hwt_obuf_flush(struct hwt_obuf *o)
+{
+	if (o->f && o->len) {
+		if (fwrite(o->buf, 1, o->len, o->f) != o->len && !o->err)
+			o->err = -EIO;
+		o->len = 0;
+	}
+	return o->err;
+}
+
+int hwt_obuf_room_slow(struct hwt_obuf *o, size_t n)
+{
+	if (o->f)
+		hwt_obuf_flush(o);
+	if (o->cap - o->len < n) {
+		size_t cap = o->cap;
+		char *b;
+
+		while (cap - o->len < n)
+			cap *= 2;
+		b = realloc(o->buf, cap);
+		if (!b) {
+			o->err = -ENOMEM;
+			return -ENOMEM;
+		}
+		o->buf = b;
+		o->cap = cap;
+	}
+	return o->err;
+}
+
+void hwt_obuf_free(struct hwt_obuf *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+}
+
+void ob_u64(struct hwt_obuf *o, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	char *d = ob_room(o, (size_t)n);
+
+	if (!d)
+		return;
+	for (int i = 0; i < n; i++)
+		d[i] = tmp[n - 1 - i];
+	o->len += (size_t)n;
+}
+
+void ob_s64(struct hwt_obuf *o, int64_t v)
+{
+	if (v < 0) {
+		ob_putc(o, '-');
+		ob_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		ob_u64(o, (uint64_t)v);
+	}
+}
+
+void ob_hex(struct hwt_obuf *o, uint64_t v, unsigned int width)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *d = ob_room(o, width);
+
+	if (!d)
+		return;
+	for (unsigned int i = width; i-- > 0; v >>= 4)
+		d[i] = hex[v & 0xF];
+	o->len += width;
+}
+
+void ob_printf(struct hwt_obuf *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *d;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	d = ob_room(o, (size_t)n + 1);
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	o->len += (size_t)n;
+}
+
+/* --- names ------------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 character at s (n bytes left), 0 if invalid. */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2, cp = s[0] & 0x1F;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3, cp = s[0] & 0x0F;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ||
+	    cp == 0xFFFE || cp == 0xFFFF)
+		return 0;
+	return len;
+}
+
+size_t hwt_name_sanitize(char *dst, size_t dst_size, const char *src,
+			 size_t max_bytes, unsigned int flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t n = strlen(src), o = 0, limit;
+
+	if (!dst_size)
+		return 0;
+	limit = dst_size - 1;
+	if (max_bytes && max_bytes < limit)
+		limit = max_bytes;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char(s + i, n - i);
+		bool ctrl = len == 1 && (s[i] < 0x20 || s[i] == 0x7F);
+
+		if (len && !(ctrl && (flags & HWT_SAN_CTRL))) {
+			if (o + len > limit)
+				break;
+			memcpy(dst + o, s + i, len);
+			o += len;
+			i += len;
+			continue;
+		}
+		if (o + 4 > limit)
+			break;
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[s[i] >> 4];
+		dst[o++] = hex[s[i] & 0xF];
+		i++;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+void hwt_conv_comm(char *dst, size_t size, const struct hwt_model *m, uint32_t tid)
+{
+	struct hwt_stream *s = hwt_model_names(m);
+	const struct hwt_task *t;
+
+	if (HWT_TID_IS_IDLE(tid)) {
+		snprintf(dst, size, "swapper/%u", tid - HWT_TID_IDLE_BASE);
+		return;
+	}
+	t = s && s->task ? s->task(s->ctx, tid) : NULL;
+	snprintf(dst, size, "%.*s", HWT_COMM_LEN, t ? t->comm : "");
+}
+
+void hwt_conv_name(char *dst, size_t size, const struct hwt_model *m,
+		   enum hwt_entity_kind kind, uint32_t id)
+{
+	struct hwt_stream *s = hwt_model_names(m);
+
+	switch (kind) {
+	case HWT_ENT_TASK: {
+		char comm[HWT_COMM_LEN + 1];
+
+		if (HWT_TID_IS_IDLE(id)) {
+			hwt_conv_comm(dst, size, m, id);
+			return;
+		}
+		hwt_conv_comm(comm, sizeof(comm), m, id);
+		snprintf(dst, size, "%s-%u", comm[0] ? comm : "task", id);
+		return;
+	}
+	case HWT_ENT_ISR: {
+		const char *n;
+
+		if (HWT_ISR_IS_VECTOR(id)) {
+			snprintf(dst, size, "vector-0x%02x", id - HWT_ISR_VECTOR_BASE);
+			return;
+		}
+		n = s && s->irq_name ? s->irq_name(s->ctx, id) : NULL;
+		if (n && n[0])
+			snprintf(dst, size, "irq%u-%.48s", id, n);
+		else
+			snprintf(dst, size, "irq%u", id);
+		return;
+	}
+	case HWT_ENT_RUNNABLE:
+		if (id < CONV_ARRAY_SIZE(softirq_names))
+			snprintf(dst, size, "softirq-%s", softirq_names[id]);
+		else
+			snprintf(dst, size, "softirq-%u", id);
+		return;
+	case HWT_ENT_LOCK:
+		snprintf(dst, size, "lock-%08x", id);
+		return;
+	case HWT_ENT_MARKER: {
+		const struct hwt_marker_info *mi = hwt_model_marker(m, id);
+		const char *ev = mi ? hwt_event_name(mi->code) : NULL;
+		char def[24];
+
+		if (!ev) {
+			snprintf(def, sizeof(def), "event_0x%02x", mi ? mi->code : 0);
+			ev = def;
+		}
+		if (mi && mi->numbered)
+			snprintf(dst, size, "%s-%u", ev, mi->number);
+		else
+			snprintf(dst, size, "%s", ev);
+		return;
+	}
+	case HWT_ENT_COUNTER: {
+		const struct hwt_counter_info *ci = hwt_model_counter(m, id);
+
+		snprintf(dst, size, "cpu%u-%s", ci ? ci->cpu : 0,
+			 ci && ci->code == HWT_EV_FREQUENCY ? "frequency" : "idle");
+		return;
+	}
+	default:
+		snprintf(dst, size, "?");
+		return;
+	}
+}
+
+void hwt_conv_marker_msg(char *dst, size_t size, const struct hwt_model *m,
+			 const struct hwt_mev *ev)
+{
+	const struct hwt_marker_info *mi = hwt_model_marker(m, ev->id);
+	const char *p1 = mi ? hwt_event_par1(mi->code) : NULL;
+	const char *p2 = mi ? hwt_event_par2(mi->code) : NULL;
+	bool use1 = !(mi && mi->numbered) && !(p1 && !strcmp(p1, "-"));
+	bool use2 = !(p2 && !strcmp(p2, "-"));
+
+	if (use1 && use2)
+		snprintf(dst, size, "%llu %lld", (unsigned long long)ev->value2,
+			 (long long)ev->value);
+	else if (use1)
+		snprintf(dst, size, "%llu", (unsigned long long)ev->value2);
+	else if (use2)
+		snprintf(dst, size, "%lld", (long long)ev->value);
+	else
+		dst[0] = '\0';
+}
+
+/* --- time ----------------------------------------------------------------------- */
+
+void hwt_conv_ns_per_tick(const struct hwt_trace_info *info, uint64_t *num,
+			  uint64_t *den)
+{
+	uint64_t cpm = hwt_conv_cpm(info), g = hwt_gcd(1000000, cpm);
+
+	*num = 1000000 / g;
+	*den = cpm / g;
+}
+
+/* --- the driver --------------------------------------------------------------------- */
+
+int hwt_conv_drive(struct hwt_conv_run *run, bool need_pass1, bool want_stats,
+		   hwt_mev_fn emit, void *ctx, hwt_conv_header_fn header)
+{
+	struct hwt_stream *in = run->in;
+	struct hwt_record rec;
+	uint64_t n = 0;
+	int ret;
+
+	(void)need_pass1;	/* every model-based format reads twice */
+	if (!in->rewind || in->rewind(in->ctx))
+		return -ESPIPE;
+	ret = hwt_model_new(&run->model, in->info, in);
+	if (ret)
+		return ret;
+	hwt_model_set_stats(run->model, want_stats);
+	/* pass 1: entities, the state at the start, timing values */
+	for (;;) {
+		ret = in->next(in->ctx, &rec);
+		if (ret <= 0)
+			break;
+		n++;
+		ret = hwt_model_feed(run->model, &rec);
+		if (ret)
+			return ret;
+	}
+	if (ret < 0)
+		run->stream_err = ret;
+	run->nr_records = n;
+	run->two_pass = true;
+	ret = hwt_model_restart(run->model);
+	if (ret)
+		return ret;
+	if (header) {
+		ret = header(ctx, run);
+		if (ret)
+			return ret;
+	}
+	if (in->rewind(in->ctx))
+		return -EIO;
+	/* pass 2: the same records, to the format */
+	hwt_model_set_sink(run->model, emit, ctx);
+	for (uint64_t i = 0; i < n; i++) {
+		ret = in->next(in->ctx, &rec);
+		if (ret <= 0) {
+			if (ret < 0 && !run->stream_err)
+				run->stream_err = ret;
+			break;
+		}
+		ret = hwt_model_feed(run->model, &rec);
+		if (ret)
+			return ret;
+	}
+	return hwt_model_end(run->model);
+}

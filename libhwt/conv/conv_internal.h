@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libhwt converters: helpers shared by the files in conv/, not installed.
+ *
+ *   struct hwt_stream --> hwt_model (model.c) --> struct hwt_mev --> format
+ *
+ * Output goes through struct hwt_obuf, a large buffer flushed with fwrite(),
+ * and small formatters that avoid printf on the per-event path.  Entity
+ * names come from one place (conv.c) so every format names a task, an ISR or
+ * a marker the same way; each format only quotes or escapes them.
+ */
+#ifndef HWT_CONV_INTERNAL_H
+#define HWT_CONV_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hwt/conv.h>
+#include <hwt/model.h>
+
+#define HWT_CONV_HIDDEN	__attribute__((visibility("hidden")))
+#define CONV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* --- output buffer --------------------------------------------------------- */
+
+struct hwt_obuf {
+	FILE *f;		/* NULL: data stays in buf (tests, tband frames) */
+	char *buf;
+	size_t len;
+	size_t cap;
+	int err;		/* first negative errno from a write */
+};
+
+HWT_CONV_HIDDEN int hwt_obuf_init(struct hwt_obuf *o, FILE *f, size_t cap);
+HWT_CONV_HIDDEN int hwt_obuf_flush(struct hwt_obuf *o);
+HWT_CONV_HIDDEN void hwt_obuf_free(struct hwt_obuf *o);
+/* Make room for n bytes; flushes (or grows when f is NULL). */
+HWT_CONV_HIDDEN int hwt_obuf_room_slow(struct hwt_obuf *o, size_t n);
+
+static inline char *ob_room(struct hwt_obuf *o, size_t n)
+{
+	if (o->cap - o->len < n && hwt_obuf_room_slow(o, n))
+		return NULL;
+	return o->buf + o->len;
+}
+
+static inline void ob_write(struct hwt_obuf *o, const void *p, size_t n)
+{
+	char *d = ob_room(o, n);
+
+	if (d) {
+		memcpy(d, p, n);
+		o->len += n;
+	}
+}
+
+static inline void ob_putc(struct hwt_obuf *o, char c)
+{
+	char *d = ob_room(o, 1);
+
+	if (d) {
+		*d = c;
+		o->len++;
+	}
+}
+
+static inline void ob_puts(struct hwt_obuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
+
+/* Decimal, unsigned and signed. */
+HWT_CONV_HIDDEN void ob_u64(struct hwt_obuf *o, uint64_t v);
+HWT_CONV_HIDDEN void ob_s64(struct hwt_obuf *o, int64_t v);
+/* Upper-case hex, zero-padded to exactly width digits (width <= 16). */
+HWT_CONV_HIDDEN void ob_hex(struct hwt_obuf *o, uint64_t v, unsigned int width);
+HWT_CONV_HIDDEN __attribute__((format(printf, 2, 3)))
+void ob_printf(struct hwt_obuf *o, const char *fmt, ...);
+
+/* --- names ------------------------------------------------------------------ */
+
+/*
+ * Make a name safe for a text format: valid UTF-8 (overlong forms,
+ * surrogates, code points past U+10FFFF and U+FFFE/U+FFFF count as
+ * invalid), and, with HWT_SAN_CTRL, no C0 control or DEL.  Each offending
+ * byte becomes the four characters \xHH.  At most max_bytes bytes of output
+ * (0: no limit), never cutting a character; the result is NUL-terminated.
+ * Returns its length.
+ */
+#define HWT_SAN_CTRL	0x1
+HWT_CONV_HIDDEN size_t hwt_name_sanitize(char *dst, size_t dst_size,
+					 const char *src, size_t max_bytes,
+					 unsigned int flags);
+
+/* Longest name hwt_conv_name() writes, NUL included, before sanitizing. */
+#define HWT_NAME_MAX	96
+
+/*
+ * The one naming scheme (Documentation/hwtrace-formats.rst): tasks
+ * "<comm>-<pid>" or "swapper/<cpu>", ISRs "irq<n>-<name>" or "vector<n>",
+ * softirqs "softirq-<NAME>", locks "lock-<hex>", markers and counters from
+ * the event table.  Raw bytes: formats sanitize and quote.
+ */
+HWT_CONV_HIDDEN void hwt_conv_name(char *dst, size_t size,
+				   const struct hwt_model *m,
+				   enum hwt_entity_kind kind, uint32_t id);
+/* A task's comm alone (tband task names); "" if unknown. */
+HWT_CONV_HIDDEN void hwt_conv_comm(char *dst, size_t size,
+				   const struct hwt_model *m, uint32_t tid);
+
+/*
+ * A marker's parameters as text, from the event table: the number in the
+ * marker's name is left out, an unused parameter ("-") too.
+ */
+HWT_CONV_HIDDEN void hwt_conv_marker_msg(char *dst, size_t size,
+					 const struct hwt_model *m,
+					 const struct hwt_mev *ev);
+
+/* Softirq runnables become Tonbandgeraet ISRs above irqs and vectors. */
+#define HWT_TB_SOFTIRQ_BASE	0x20000u
+
+/* --- time ------------------------------------------------------------------- */
+
+/* ticks per ms; 0 in a trace means "unknown": taken as ns (1000000/ms). */
+static inline uint64_t hwt_conv_cpm(const struct hwt_trace_info *info)
+{
+	return info && info->cycles_per_msec ? info->cycles_per_msec : 1000000;
+}
+
+/* floor(ticks * mul / div) without overflow. */
+static inline uint64_t hwt_muldiv(uint64_t ticks, uint64_t mul, uint64_t div)
+{
+	return (uint64_t)((unsigned __int128)ticks * mul / div);
+}
+
+static inline uint64_t hwt_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* ns per tick as a reduced fraction num/den. */
+HWT_CONV_HIDDEN void hwt_conv_ns_per_tick(const struct hwt_trace_info *info,
+					  uint64_t *num, uint64_t *den);
+
+/* --- the common converter driver ---------------------------------------------- */
+
+/*
+ * Run the model over the stream: pass 1 (when the format wants it) learns
+ * the entities and what was already running at the start, pass 2 feeds the
+ * format's callback.  Handles a stream error the same way for every format:
+ * both passes stop at the same record, the format finishes its output, and
+ * the caller returns -EBADMSG.
+ */
+struct hwt_conv_run {
+	struct hwt_stream *in;
+	const struct hwt_conv_opts *opts;
+	struct hwt_model *model;
+	uint64_t nr_records;	/* records read in pass 1 (or so far) */
+	uint64_t limit;		/* pass 2 stops here after a pass-1 error */
+	int stream_err;		/* first error of in->next(), 0 if none */
+	bool two_pass;
+};
+
+/* Called between passes with the model filled (tables known). */
+typedef int (*hwt_conv_header_fn)(void *ctx, struct hwt_conv_run *run);
+
+HWT_CONV_HIDDEN int hwt_conv_drive(struct hwt_conv_run *run,
+				   bool need_pass1, bool want_stats,
+				   hwt_mev_fn emit, void *ctx,
+				   hwt_conv_header_fn header);
+
+/* The formats. */
+HWT_CONV_HIDDEN int hwt_conv_htf(struct hwt_stream *in, FILE *out,
+				 const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_atf(struct hwt_stream *in, FILE *out,
+				 const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_btf(struct hwt_stream *in, FILE *out,
+				 const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_tband(struct hwt_stream *in, FILE *out,
+				   const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_shark(struct hwt_stream *in, FILE *out,
+				   const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_json(struct hwt_stream *in, FILE *out,
+				  const struct hwt_conv_opts *opts);
+
+/* Option with a default when the caller's struct is older (shorter). */
+#define CONV_OPT(opts, field, def)					\
+	((opts) && (opts)->sz >= offsetof(struct hwt_conv_opts, field) +	\
+		   sizeof((opts)->field) ? (opts)->field : (def))
+
+/* --- Tonbandgerät encoding (tband.c; tests use it directly) -------------------- */
+
+/* Event ids of the reference encoder (Tonbandgerät docs, "Trace Events Index"). */
+enum hwt_tb_id {
+	HWT_TB_CORE_ID			= 0x00,
+	HWT_TB_DROPPED_EVT_CNT		= 0x01,
+	HWT_TB_TS_RESOLUTION_NS		= 0x02,
+	HWT_TB_ISR_NAME			= 0x03,
+	HWT_TB_ISR_ENTER		= 0x04,
+	HWT_TB_ISR_EXIT			= 0x05,
+	HWT_TB_EVTMARKER_NAME		= 0x06,
+	HWT_TB_EVTMARKER		= 0x07,
+	HWT_TB_EVTMARKER_BEGIN		= 0x08,
+	HWT_TB_EVTMARKER_END		= 0x09,
+	HWT_TB_VALMARKER_NAME		= 0x0A,
+	HWT_TB_VALMARKER		= 0x0B,
+	HWT_TB_TASK_SWITCHED_IN		= 0x54,
+	HWT_TB_TASK_TO_RDY_STATE	= 0x55,
+	HWT_TB_TASK_SUSPENDED		= 0x58,
+	HWT_TB_CURTASK_DELAY		= 0x59,
+	HWT_TB_TASK_PRIORITY_SET	= 0x5B,
+	HWT_TB_TASK_PRIORITY_INHERIT	= 0x5C,
+	HWT_TB_TASK_PRIORITY_DISINHERIT	= 0x5D,
+	HWT_TB_TASK_CREATED		= 0x5E,
+	HWT_TB_TASK_NAME		= 0x5F,
+	HWT_TB_TASK_IS_IDLE_TASK	= 0x60,
+	HWT_TB_TASK_DELETED		= 0x62,
+	HWT_TB_QUEUE_NAME		= 0x64,
+	HWT_TB_QUEUE_KIND		= 0x65,
+	HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE = 0x6F,
+};
+
+#define HWT_TB_FRQK_MUTEX	0x03	/* FrQueueKind */
+
+/* COBS frame under construction, same output as the reference cobs_*(). */
+struct hwt_tb_frame {
+	uint8_t *buf;
+	size_t pos;
+	size_t code_pos;
+	uint8_t code;
+	bool block_done;	/* last byte completed a 254-byte block */
+};
+
+/* Longest frame for n payload bytes, delimiter included. */
+#define HWT_TB_FRAME_MAX(n)	((n) == 0 ? 2 : 1 + ((n) + 253) / 254 + (n))
+
+HWT_CONV_HIDDEN void hwt_tb_begin(struct hwt_tb_frame *f, uint8_t *out);
+HWT_CONV_HIDDEN void hwt_tb_u8(struct hwt_tb_frame *f, uint8_t v);
+HWT_CONV_HIDDEN void hwt_tb_u32(struct hwt_tb_frame *f, uint32_t v);
+HWT_CONV_HIDDEN void hwt_tb_u64(struct hwt_tb_frame *f, uint64_t v);
+HWT_CONV_HIDDEN void hwt_tb_s64(struct hwt_tb_frame *f, int64_t v);
+/* At most max bytes of s (0: all); NULL writes nothing. */
+HWT_CONV_HIDDEN void hwt_tb_str(struct hwt_tb_frame *f, const char *s, size_t max);
+/* Close the frame; returns its length including the 0x00 delimiter. */
+HWT_CONV_HIDDEN size_t hwt_tb_end(struct hwt_tb_frame *f);
+/* COBS-frame an arbitrary message (tests). */
+HWT_CONV_HIDDEN size_t hwt_tb_cobs(uint8_t *out, const uint8_t *in, size_t n);
+
+/* One event: id, [ts], up to three varlen fields, an optional string. */
+struct hwt_tb_evt {
+	uint8_t id;
+	bool has_ts;
+	uint64_t ts;
+	uint8_t nr_u;		/* fields in u[] */
+	uint64_t u[3];		/* u32/u64 fields in order */
+	bool has_s64;		/* a trailing s64 (valmarkers) */
+	int64_t s64;
+	bool has_u8;		/* a trailing u8 (queue_kind) */
+	uint8_t u8;
+	const char *str;	/* trailing varlen string or NULL */
+};
+
+/* Largest frame hwt_tb_encode() writes for a string of at most s bytes. */
+#define HWT_TB_EVT_MAX(s)	HWT_TB_FRAME_MAX(1 + 10 + 3 * 10 + 10 + 1 + (s))
+HWT_CONV_HIDDEN size_t hwt_tb_encode(uint8_t *out, const struct hwt_tb_evt *e,
+				     size_t max_str);
+
+/*
+ * The reference tracer's handle_trace_evt(): before an event, a
+ * dropped_evt_cnt frame when the count changed since this core last traced
+ * it or when the periodic counter ran out (every > 0).  sink() returns true
+ * when it dropped the frame, which counts as a dropped event, as on the
+ * target.  ref_stale_last reproduces the reference, which never records
+ * what it traced (so it repeats the count before every later event); the
+ * converter records it.
+ */
+struct hwt_tb_writer {
+	bool (*sink)(void *ctx, const uint8_t *buf, size_t len);
+	void *ctx;
+	uint32_t every;
+	uint32_t nr_cores;
+	uint32_t *period;	/* [nr_cores] */
+	uint64_t *last;		/* [nr_cores] */
+	uint64_t dropped;	/* the global count */
+	bool ref_stale_last;
+};
+
+HWT_CONV_HIDDEN int hwt_tb_writer_init(struct hwt_tb_writer *w, uint32_t nr_cores,
+				       uint32_t every);
+HWT_CONV_HIDDEN void hwt_tb_writer_free(struct hwt_tb_writer *w);
+/* Submit one framed event for core; ts is the event's (or now for metadata). */
+HWT_CONV_HIDDEN void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core,
+				   const uint8_t *frame, size_t len, uint64_t ts);
+
+#endif /* HWT_CONV_INTERNAL_H */

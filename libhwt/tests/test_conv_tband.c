@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Tonbandgeraet encoder: every vector of the reference encoder
+ * (shared/vectors/tonbandgeraet/reference-vectors.txt, copied here as data)
+ * reproduced byte for byte, the three streams of its full tracer pipeline,
+ * and the converter's output decoded back (COBS + varlen) and checked.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../conv/conv_internal.h"
+#include "test_conv_util.h"
+
+/* Expected framed bytes (delimiter included), in the order of the file. */
+static const char *const expected[] = {
+	/* EVENT isr_name(id=0x03) isr_id=5 name=\"UART0_IRQ\" */
+	"0c030555415254305f49525100",
+	/* EVENT isr_name(id=0x03) isr_id=0 name=\"\" (empty string) */
+	"02030100",
+	/* EVENT isr_name(id=0x03) isr_id=300 name=\"ABCDEFGHIJKLMNOPQRSTUVWXYZ\" ( */
+	"1803ac024142434445464748494a4b4c4d4e4f505152535400",
+	/* EVENT isr_enter(id=0x04) ts=0 isr_id=0 */
+	"0204010100",
+	/* EVENT isr_enter(id=0x04) ts=1000 isr_id=5 */
+	"0504e8070500",
+	/* EVENT isr_exit(id=0x05) ts=1234 isr_id=5 */
+	"0505d2090500",
+	/* EVENT isr_enter(id=0x04) ts=0x123456789ABCDEF0 isr_id=0xFFFFFFFF */
+	"1004f0bdf3d589cf959a12ffffffff0f00",
+	/* EVENT isr_exit(id=0x05) ts=UINT64_MAX isr_id=128 */
+	"0e05ffffffffffffffffff01800100",
+	/* EVENT evtmarker_name(id=0x06) evtmarker_id=1 name=\"phase\" */
+	"080601706861736500",
+	/* EVENT evtmarker(id=0x07) ts=2000 evtmarker_id=1 msg=\"hello\" */
+	"0a07d00f0168656c6c6f00",
+	/* EVENT evtmarker(id=0x07) ts=2001 evtmarker_id=1 msg=\"\" (empty) */
+	"0507d10f0100",
+	/* EVENT evtmarker(id=0x07) ts=2002 evtmarker_id=1 msg=NULL (no str) */
+	"0507d20f0100",
+	/* EVENT evtmarker_begin(id=0x08) ts=3000 evtmarker_id=2 msg=\"job\" */
+	"0808b817026a6f6200",
+	/* EVENT evtmarker_end(id=0x09) ts=3500 evtmarker_id=2 */
+	"0509ac1b0200",
+	/* EVENT valmarker_name(id=0x0A) valmarker_id=3 name=\"temperature\" */
+	"0e0a0374656d706572617475726500",
+	/* EVENT valmarker(id=0x0B) ts=4000 valmarker_id=3 val=0 */
+	"050ba01f030100",
+	/* EVENT valmarker(id=0x0B) ts=4001 valmarker_id=3 val=42 */
+	"060ba11f035400",
+	/* EVENT valmarker(id=0x0B) ts=4002 valmarker_id=3 val=-1 */
+	"060ba21f030300",
+	/* EVENT valmarker(id=0x0B) ts=4003 valmarker_id=3 val=-1000 */
+	"070ba31f03d10f00",
+	/* EVENT valmarker(id=0x0B) ts=4004 valmarker_id=3 val=INT64_MIN */
+	"060ba41f030100",
+	/* EVENT valmarker(id=0x0B) ts=4005 valmarker_id=3 val=INT64_MIN+1 */
+	"0f0ba51f03ffffffffffffffffff0100",
+	/* EVENT valmarker(id=0x0B) ts=4006 valmarker_id=3 val=INT64_MAX */
+	"0f0ba61f03feffffffffffffffff0100",
+	/* EVENT valmarker(id=0x0B) ts=4007 valmarker_id=3 val=-64 */
+	"070ba71f03810100",
+	/* EVENT valmarker(id=0x0B) ts=4008 valmarker_id=3 val=-65 */
+	"070ba81f03830100",
+	/* EVENT valmarker(id=0x0B) ts=4009 valmarker_id=3 val=64 */
+	"070ba91f03800100",
+	/* EVENT freertos task_switched_in(id=0x54) ts=5000 task_id=7 */
+	"055488270700",
+	/* EVENT freertos task_name(id=0x5F) task_id=7 name=\"worker\" */
+	"095f07776f726b657200",
+	/* EVENT freertos task_to_rdy_state(id=0x55) ts=10012323 task_id=555 (sam */
+	"0855a38de304ab0400",
+	/* EVENT freertos task_priority_disinherit(id=0x5D) ts=1212121212 task_id */
+	"095dfc80fec104652a00",
+	/* EVENT dropped_evt_cnt(id=0x01) ts=6000 cnt=3 */
+	"0501f02e0300",
+	/* EVENT dropped_evt_cnt(id=0x01) ts=0 cnt=0 */
+	"0201010100",
+	/* EVENT ts_resolution_ns(id=0x02) ns_per_ts=10 */
+	"03020a00",
+	/* EVENT ts_resolution_ns(id=0x02) ns_per_ts=1 */
+	"03020100",
+	/* EVENT core_id(id=0x00) ts=0 core_id=0 */
+	"0101010100",
+	/* EVENT core_id(id=0x00) ts=7000 core_id=1 */
+	"0104d8360100",
+	/* EVENT core_id(id=0x00) ts=UINT64_MAX core_id=UINT32_MAX */
+	"0110ffffffffffffffffff01ffffffff0f00",
+	/* COBS empty message */
+	"0100",
+	/* COBS single zero */
+	"010100",
+	/* COBS trailing zero {01 00} */
+	"02010100",
+	/* COBS two zeros {00 00} */
+	"01010100",
+	/* COBS 253 nonzero bytes 01..FD */
+	"fe0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfd00",
+	/* COBS 254 nonzero bytes 01..FE (exactly one full block; NO extra code b */
+	"ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfe00",
+	/* COBS 255 nonzero bytes 01..FF */
+	"ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfe02"
+	"ff00",
+	/* COBS 254 nonzero bytes then one zero */
+	"ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfe01"
+	"0100",
+	/* COBS 508 nonzero bytes 0x11 (two full blocks) */
+	"ff11111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"11111111111111111111111111111111111111111111111111111111111111ff"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"1111111111111111111111111111111111111111111111111111111111111111"
+	"11111111111111111111111111111111111111111111111111111111111100",
+	/* COBS zero then 254 nonzero */
+	"01ff222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"2222222222222222222222222222222222222222222222222222222222222222"
+	"00",
+	/* EVENT isr_name isr_id=1 name=250 x 'abc..' (payload 252 bytes, no zero */
+	"fd03016162636465666768696a6b6c6d6e6f707172737475767778797a616263"
+	"6465666768696a6b6c6d6e6f707172737475767778797a616263646566676869"
+	"6a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f"
+	"707172737475767778797a6162636465666768696a6b6c6d6e6f707172737475"
+	"767778797a6162636465666768696a6b6c6d6e6f707172737475767778797a61"
+	"62636465666768696a6b6c6d6e6f707172737475767778797a61626364656667"
+	"68696a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d"
+	"6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f7000",
+	/* EVENT isr_name isr_id=1 name=252 chars (payload 254 bytes = exactly on */
+	"ff03016162636465666768696a6b6c6d6e6f707172737475767778797a616263"
+	"6465666768696a6b6c6d6e6f707172737475767778797a616263646566676869"
+	"6a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f"
+	"707172737475767778797a6162636465666768696a6b6c6d6e6f707172737475"
+	"767778797a6162636465666768696a6b6c6d6e6f707172737475767778797a61"
+	"62636465666768696a6b6c6d6e6f707172737475767778797a61626364656667"
+	"68696a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d"
+	"6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f70717200",
+	/* EVENT isr_name isr_id=1 name=253 chars (payload 255 bytes) */
+	"ff03016162636465666768696a6b6c6d6e6f707172737475767778797a616263"
+	"6465666768696a6b6c6d6e6f707172737475767778797a616263646566676869"
+	"6a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f"
+	"707172737475767778797a6162636465666768696a6b6c6d6e6f707172737475"
+	"767778797a6162636465666768696a6b6c6d6e6f707172737475767778797a61"
+	"62636465666768696a6b6c6d6e6f707172737475767778797a61626364656667"
+	"68696a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d"
+	"6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f70717202"
+	"7300",
+	/* EVENT evtmarker ts=0 evtmarker_id=0 msg=300 chars (payload 303 bytes;  */
+	"020701ff6162636465666768696a6b6c6d6e6f707172737475767778797a6162"
+	"636465666768696a6b6c6d6e6f707172737475767778797a6162636465666768"
+	"696a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c6d6e"
+	"6f707172737475767778797a6162636465666768696a6b6c6d6e6f7071727374"
+	"75767778797a6162636465666768696a6b6c6d6e6f707172737475767778797a"
+	"6162636465666768696a6b6c6d6e6f707172737475767778797a616263646566"
+	"6768696a6b6c6d6e6f707172737475767778797a6162636465666768696a6b6c"
+	"6d6e6f707172737475767778797a6162636465666768696a6b6c6d6e6f707172"
+	"73742f75767778797a6162636465666768696a6b6c6d6e6f7071727374757677"
+	"78797a6162636465666768696a6b6c6d6e00",
+};
+
+#define TS(v)	.has_ts = true, .ts = (v)
+#define U1(a)	.nr_u = 1, .u = { (a) }
+#define U2(a, b)	.nr_u = 2, .u = { (a), (b) }
+
+/* The reference's calls, in the order of reference-vectors.txt part 1. */
+static const struct vec_evt {
+	struct hwt_tb_evt e;
+	size_t max_str;
+} evt_calls[] = {
+	{ { .id = HWT_TB_ISR_NAME, U1(5), .str = "UART0_IRQ" }, 20 },
+	{ { .id = HWT_TB_ISR_NAME, U1(0), .str = "" }, 20 },
+	{ { .id = HWT_TB_ISR_NAME, U1(300), .str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ" }, 20 },
+	{ { .id = HWT_TB_ISR_ENTER, TS(0), U1(0) }, 20 },
+	{ { .id = HWT_TB_ISR_ENTER, TS(1000), U1(5) }, 20 },
+	{ { .id = HWT_TB_ISR_EXIT, TS(1234), U1(5) }, 20 },
+	{ { .id = HWT_TB_ISR_ENTER, TS(0x123456789ABCDEF0ull), U1(0xFFFFFFFFu) }, 20 },
+	{ { .id = HWT_TB_ISR_EXIT, TS(UINT64_MAX), U1(128) }, 20 },
+	{ { .id = HWT_TB_EVTMARKER_NAME, U1(1), .str = "phase" }, 20 },
+	{ { .id = HWT_TB_EVTMARKER, TS(2000), U1(1), .str = "hello" }, 20 },
+	{ { .id = HWT_TB_EVTMARKER, TS(2001), U1(1), .str = "" }, 20 },
+	{ { .id = HWT_TB_EVTMARKER, TS(2002), U1(1), .str = NULL }, 20 },
+	{ { .id = HWT_TB_EVTMARKER_BEGIN, TS(3000), U1(2), .str = "job" }, 20 },
+	{ { .id = HWT_TB_EVTMARKER_END, TS(3500), U1(2) }, 20 },
+	{ { .id = HWT_TB_VALMARKER_NAME, U1(3), .str = "temperature" }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4000), U1(3), .has_s64 = true, .s64 = 0 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4001), U1(3), .has_s64 = true, .s64 = 42 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4002), U1(3), .has_s64 = true, .s64 = -1 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4003), U1(3), .has_s64 = true, .s64 = -1000 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4004), U1(3), .has_s64 = true, .s64 = INT64_MIN }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4005), U1(3), .has_s64 = true, .s64 = INT64_MIN + 1 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4006), U1(3), .has_s64 = true, .s64 = INT64_MAX }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4007), U1(3), .has_s64 = true, .s64 = -64 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4008), U1(3), .has_s64 = true, .s64 = -65 }, 20 },
+	{ { .id = HWT_TB_VALMARKER, TS(4009), U1(3), .has_s64 = true, .s64 = 64 }, 20 },
+	{ { .id = HWT_TB_TASK_SWITCHED_IN, TS(5000), U1(7) }, 20 },
+	{ { .id = HWT_TB_TASK_NAME, U1(7), .str = "worker" }, 20 },
+	{ { .id = HWT_TB_TASK_TO_RDY_STATE, TS(10012323), U1(555) }, 20 },
+	{ { .id = HWT_TB_TASK_PRIORITY_DISINHERIT, TS(1212121212), U2(101, 42) }, 20 },
+	{ { .id = HWT_TB_DROPPED_EVT_CNT, TS(6000), U1(3) }, 20 },
+	{ { .id = HWT_TB_DROPPED_EVT_CNT, TS(0), U1(0) }, 20 },
+	{ { .id = HWT_TB_TS_RESOLUTION_NS, U1(10) }, 20 },
+	{ { .id = HWT_TB_TS_RESOLUTION_NS, U1(1) }, 20 },
+	{ { .id = HWT_TB_CORE_ID, TS(0), U1(0) }, 20 },
+	{ { .id = HWT_TB_CORE_ID, TS(7000), U1(1) }, 20 },
+	{ { .id = HWT_TB_CORE_ID, TS(UINT64_MAX), U1(UINT32_MAX) }, 20 },
+};
+
+#define NR_EVT_CALLS	(sizeof(evt_calls) / sizeof(evt_calls[0]))
+#define NR_COBS		10
+#define NR_LONG		4
+
+static void check_frame(size_t i, const uint8_t *got, size_t len)
+{
+	uint8_t want[1024];
+	size_t n = tu_unhex(want, expected[i]);
+
+	ck_assert_msg(len == n && !memcmp(got, want, n),
+		      "vector %zu: %zu bytes, want %zu", i, len, n);
+}
+
+START_TEST(test_event_vectors)
+{
+	uint8_t buf[HWT_TB_EVT_MAX(64)];
+
+	ck_assert_uint_eq(sizeof(expected) / sizeof(expected[0]),
+			  NR_EVT_CALLS + NR_COBS + NR_LONG);
+	for (size_t i = 0; i < NR_EVT_CALLS; i++) {
+		size_t n = hwt_tb_encode(buf, &evt_calls[i].e, evt_calls[i].max_str);
+
+		check_frame(i, buf, n);
+	}
+}
+END_TEST
+
+START_TEST(test_cobs_vectors)
+{
+	static uint8_t in[NR_COBS][600];
+	size_t len[NR_COBS] = { 0, 1, 2, 2, 253, 254, 255, 255, 508, 255 };
+	uint8_t out[HWT_TB_FRAME_MAX(600)];
+
+	memset(in, 0, sizeof(in));
+	in[2][0] = 0x01;
+	for (int i = 0; i < 255; i++) {
+		in[4][i] = (uint8_t)(i + 1);	/* 01..FD, 01..FE, 01..FF */
+		in[5][i] = (uint8_t)(i + 1);
+		in[6][i] = (uint8_t)(i + 1);
+		in[7][i] = i < 254 ? (uint8_t)(i + 1) : 0;
+		in[9][i] = i ? 0x22 : 0;
+	}
+	memset(in[8], 0x11, 508);
+	for (size_t v = 0; v < NR_COBS; v++) {
+		size_t n = hwt_tb_cobs(out, in[v], len[v]);
+
+		ck_assert_uint_le(n, HWT_TB_FRAME_MAX(len[v]) + (len[v] == 0));
+		check_frame(NR_EVT_CALLS + v, out, n);
+	}
+}
+END_TEST
+
+START_TEST(test_long_string_vectors)
+{
+	static const size_t nlen[NR_LONG] = { 250, 252, 253, 300 };
+	char s[400];
+	uint8_t out[HWT_TB_EVT_MAX(400)];
+
+	for (size_t v = 0; v < NR_LONG; v++) {
+		struct hwt_tb_evt e = { .id = HWT_TB_ISR_NAME, .nr_u = 1, .u = { 1 } };
+		size_t n;
+
+		for (size_t i = 0; i < nlen[v]; i++)
+			s[i] = (char)('a' + i % 26);
+		s[nlen[v]] = '\0';
+		if (v == 3) {
+			e.id = HWT_TB_EVTMARKER;
+			e.has_ts = true;
+			e.ts = 0;
+			e.u[0] = 0;
+		}
+		e.str = s;
+		n = hwt_tb_encode(out, &e, 400);
+		check_frame(NR_EVT_CALLS + NR_COBS + v, out, n);
+	}
+}
+END_TEST
+
+/* --- the reference's full pipeline (parts 3 and 4 of the vectors) ------------ */
+
+static const char stream_every50[] =
+	"010101010003020a000c030555415254305f495251000806017068617365000e"
+	"0a0374656d706572617475726500010101010004046405000505960105000a07"
+	"c8010168656c6c6f00050190030100060b90030301000501f40301000608f403"
+	"0178000501d80401000509d80401000501bc0501000703066c61746500";
+static const char stream_with_drop[] =
+	"010101010003020a000c030555415254305f495251000806017068617365000e"
+	"0a0374656d706572617475726500010101010003016401000404640500050596"
+	"0105000a07c8010168656c6c6f00050190030100060b90030301000501f40301"
+	"000608f4030178000501d80401000509d80401000501bc0501000703066c6174"
+	"6500";
+
+struct pipe {
+	uint8_t out[512];
+	size_t len;
+	uint8_t meta[256];
+	size_t meta_len;
+	bool streaming;
+	bool drop_next;
+};
+
+static bool pipe_sink(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct pipe *p = ctx;
+
+	if (!p->streaming)
+		return false;		/* not enabled: nothing goes out */
+	if (p->drop_next) {
+		p->drop_next = false;
+		return true;
+	}
+	ck_assert_uint_le(p->len + len, sizeof(p->out));
+	memcpy(p->out + p->len, buf, len);
+	p->len += len;
+	return false;
+}
+
+/* A hook: encode, keep metadata in the metadata buffer, submit. */
+static void hook(struct hwt_tb_writer *w, struct pipe *p,
+		 const struct hwt_tb_evt *e, uint64_t now)
+{
+	uint8_t buf[HWT_TB_EVT_MAX(20)];
+	size_t n = hwt_tb_encode(buf, e, 20);
+
+	if (!e->has_ts) {
+		memcpy(p->meta + p->meta_len, buf, n);
+		p->meta_len += n;
+	}
+	hwt_tb_submit(w, 0, buf, n, now);
+}
+
+static void run_pipeline(uint32_t every, const char *want_hex)
+{
+	struct hwt_tb_writer w;
+	struct pipe p = { .len = 0 };
+	uint8_t want[512], buf[32];
+	size_t n;
+	const struct hwt_tb_evt core0 = { .id = HWT_TB_CORE_ID, .has_ts = true,
+					  .nr_u = 1 };
+
+	ck_assert_int_eq(hwt_tb_writer_init(&w, 1, every), 0);
+	w.sink = pipe_sink;
+	w.ctx = &p;
+	w.ref_stale_last = true;
+	/* metadata before tband_start_streaming() */
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_TS_RESOLUTION_NS,
+					   .nr_u = 1, .u = { 10 } }, 0);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_ISR_NAME, .nr_u = 1,
+					   .u = { 5 }, .str = "UART0_IRQ" }, 0);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_EVTMARKER_NAME,
+					   .nr_u = 1, .u = { 1 }, .str = "phase" }, 0);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_VALMARKER_NAME,
+					   .nr_u = 1, .u = { 3 },
+					   .str = "temperature" }, 0);
+	/* start: core_id(0, 0), the metadata buffer, core_id(0, this core) */
+	p.streaming = true;
+	n = hwt_tb_encode(buf, &core0, 0);
+	pipe_sink(&p, buf, n);
+	pipe_sink(&p, p.meta, p.meta_len);
+	pipe_sink(&p, buf, n);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_ISR_ENTER, .has_ts = true,
+					   .ts = 100, .nr_u = 1, .u = { 5 } }, 100);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_ISR_EXIT, .has_ts = true,
+					   .ts = 150, .nr_u = 1, .u = { 5 } }, 150);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_EVTMARKER, .has_ts = true,
+					   .ts = 200, .nr_u = 1, .u = { 1 },
+					   .str = "hello" }, 200);
+	p.drop_next = true;	/* the backend drops this one */
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_VALMARKER, .has_ts = true,
+					   .ts = 300, .nr_u = 1, .u = { 3 },
+					   .has_s64 = true, .s64 = -5 }, 300);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_VALMARKER, .has_ts = true,
+					   .ts = 400, .nr_u = 1, .u = { 3 },
+					   .has_s64 = true, .s64 = INT64_MIN }, 400);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_EVTMARKER_BEGIN,
+					   .has_ts = true, .ts = 500, .nr_u = 1,
+					   .u = { 1 }, .str = "x" }, 500);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_EVTMARKER_END,
+					   .has_ts = true, .ts = 600, .nr_u = 1,
+					   .u = { 1 } }, 600);
+	hook(&w, &p, &(struct hwt_tb_evt){ .id = HWT_TB_ISR_NAME, .nr_u = 1,
+					   .u = { 6 }, .str = "late" }, 700);
+	n = tu_unhex(want, want_hex);
+	ck_assert_uint_eq(p.len, n);
+	ck_assert_mem_eq(p.out, want, n);
+	ck_assert_uint_eq(w.dropped, 1);
+	hwt_tb_writer_free(&w);
+}
+
+START_TEST(test_stream_every50)
+{
+	run_pipeline(50, stream_every50);
+}
+END_TEST
+
+START_TEST(test_stream_with_drop)
+{
+	run_pipeline(3, stream_with_drop);
+}
+END_TEST
+
+START_TEST(test_stream_no_drops)
+{
+	/* the vectors say TRACE_DROP_CNT_EVERY=0 gives part 3's bytes */
+	run_pipeline(0, stream_every50);
+}
+END_TEST
+
+/* The .bin files themselves, when shared/ is beside the clone. */
+START_TEST(test_stream_files)
+{
+	static const struct { const char *file; const char *hex; } f[] = {
+		{ "stream-every50.bin", stream_every50 },
+		{ "stream-with-drop.bin", stream_with_drop },
+		{ "stream-no-drops.bin", stream_every50 },
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		char *rel, *path, *buf;
+		size_t len, n;
+		uint8_t want[512];
+
+		ck_assert_int_gt(asprintf(&rel, "../../shared/vectors/tonbandgeraet/%s",
+					  f[i].file), 0);
+		path = tu_path(rel);
+		if (tu_read_file(path, &buf, &len) == 0) {
+			n = tu_unhex(want, f[i].hex);
+			ck_assert_uint_eq(len, n);
+			ck_assert_mem_eq(buf, want, n);
+			free(buf);
+		}
+		free(rel);
+		free(path);
+	}
+}
+END_TEST
+
+/* --- a decoder written from the format description ------------------------------ */
+
+struct tb_field_desc {
+	uint8_t id;
+	bool ts;
+	uint8_t nr_u;
+	bool s64;
+	bool u8;
+	bool str;
+};
+
+/* Field layouts of the events the converter writes (docs, "Trace Events Index"). */
+static const struct tb_field_desc tb_desc[] = {
+	{ 0x00, true, 1, false, false, false },	/* core_id */
+	{ 0x01, true, 1, false, false, false },	/* dropped_evt_cnt */
+	{ 0x02, false, 1, false, false, false },	/* ts_resolution_ns */
+	{ 0x03, false, 1, false, false, true },	/* isr_name */
+	{ 0x04, true, 1, false, false, false },	/* isr_enter */
+	{ 0x05, true, 1, false, false, false },	/* isr_exit */
+	{ 0x06, false, 1, false, false, true },	/* evtmarker_name */
+	{ 0x07, true, 1, false, false, true },	/* evtmarker */
+	{ 0x0A, false, 1, false, false, true },	/* valmarker_name */
+	{ 0x0B, true, 1, true, false, false },	/* valmarker */
+	{ 0x54, true, 1, false, false, false },	/* task_switched_in */
+	{ 0x55, true, 1, false, false, false },	/* task_to_rdy_state */
+	{ 0x58, true, 1, false, false, false },	/* task_suspended */
+	{ 0x59, true, 1, false, false, false },	/* curtask_delay */
+	{ 0x5B, true, 2, false, false, false },	/* task_priority_set */
+	{ 0x5C, true, 2, false, false, false },	/* task_priority_inherit */
+	{ 0x5E, true, 1, false, false, false },	/* task_created */
+	{ 0x5F, false, 1, false, false, true },	/* task_name */
+	{ 0x60, false, 2, false, false, false },	/* task_is_idle_task */
+	{ 0x62, true, 1, false, false, false },	/* task_deleted */
+	{ 0x64, false, 1, false, false, true },	/* queue_name */
+	{ 0x65, false, 1, false, true, false },	/* queue_kind */
+	{ 0x66, true, 2, false, false, false },	/* queue_send */
+	{ 0x6A, true, 2, false, false, false },	/* queue_receive */
+	{ 0x6F, true, 2, false, false, false },	/* curtask_block_on_queue_receive */
+};
+
+struct tb_dec {
+	uint8_t id;
+	bool has_ts;
+	uint64_t ts;
+	uint64_t u[2];
+	int64_t s64;
+	char str[512];
+};
+
+static size_t cobs_decode(uint8_t *out, const uint8_t *in, size_t n)
+{
+	size_t o = 0, i = 0;
+
+	while (i < n) {
+		uint8_t code = in[i++];
+
+		ck_assert_uint_ne(code, 0);
+		for (uint8_t k = 1; k < code; k++) {
+			ck_assert_uint_lt(i, n);
+			out[o++] = in[i++];
+		}
+		if (code != 0xFF && i < n)
+			out[o++] = 0;
+	}
+	return o;
+}
+
+static uint64_t varlen(const uint8_t *p, size_t n, size_t *pos, unsigned int max)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < max; i++) {
+		ck_assert_uint_lt(*pos, n);
+		v |= (uint64_t)(p[*pos] & 0x7F) << (7 * i);
+		if (!(p[(*pos)++] & 0x80))
+			return v;
+	}
+	ck_abort_msg("varlen too long");
+	return 0;
+}
+
+static bool utf8_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 :
+			  (*p >> 3) == 30 ? 4 : 0;
+
+		if (!len)
+			return false;
+		for (int i = 1; i < len; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+		p += len;
+	}
+	return true;
+}
+
+/* Decode one frame (without its delimiter). */
+static void tb_decode(const uint8_t *frame, size_t n, struct tb_dec *d)
+{
+	uint8_t p[1024];
+	size_t len = cobs_decode(p, frame, n), pos = 1;
+	const struct tb_field_desc *fd = NULL;
+
+	ck_assert_uint_gt(len, 0);
+	memset(d, 0, sizeof(*d));
+	d->id = p[0];
+	for (size_t i = 0; i < sizeof(tb_desc) / sizeof(tb_desc[0]); i++)
+		if (tb_desc[i].id == d->id)
+			fd = &tb_desc[i];
+	ck_assert_msg(fd, "unknown event id 0x%02x", d->id);
+	d->has_ts = fd->ts;
+	if (fd->ts)
+		d->ts = varlen(p, len, &pos, 10);
+	for (int i = 0; i < fd->nr_u; i++)
+		d->u[i] = varlen(p, len, &pos, 10);
+	if (fd->s64) {
+		uint64_t v = varlen(p, len, &pos, 10);
+
+		d->s64 = v == 1 ? INT64_MIN : (v & 1) ? -(int64_t)(v >> 1) : (int64_t)(v >> 1);
+	}
+	if (fd->u8) {
+		ck_assert_uint_lt(pos, len);
+		pos++;
+	}
+	if (fd->str) {
+		ck_assert_uint_lt(len - pos, sizeof(d->str));
+		memcpy(d->str, p + pos, len - pos);
+		d->str[len - pos] = '\0';
+		ck_assert_uint_eq(strlen(d->str), len - pos);	/* no NUL inside */
+		ck_assert_msg(utf8_ok(d->str), "string not UTF-8");
+		pos = len;
+	}
+	ck_assert_uint_eq(pos, len);	/* nothing left over */
+}
+
+struct tb_summary {
+	size_t frames, meta, isr_enter, isr_exit, switched_in, rdy, names;
+	size_t dropped_frames;
+	uint64_t last_dropped;
+	uint64_t res;
+	uint64_t core_max[8];
+	bool core_seen[8];
+};
+
+/* Walk a whole stream as tband-cli would: core_id switches, per-core order. */
+static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
+		    bool multi)
+{
+	uint32_t core = 0;
+	bool events_started = false;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < len;) {
+		const uint8_t *z = memchr(buf + i, 0, len - i);
+		struct tb_dec d;
+
+		ck_assert_ptr_nonnull(z);	/* every frame delimited */
+		tb_decode(buf + i, (size_t)(z - (buf + i)), &d);
+		i = (size_t)(z - buf) + 1;
+		s->frames++;
+		if (!d.has_ts) {
+			/* metadata first: names before any event */
+			ck_assert_msg(!events_started, "metadata after events");
+			s->meta++;
+			if (d.id == HWT_TB_TS_RESOLUTION_NS)
+				s->res = d.u[0];
+			if (d.id == HWT_TB_TASK_NAME || d.id == HWT_TB_ISR_NAME)
+				s->names++;
+			continue;
+		}
+		events_started = true;
+		if (d.id == HWT_TB_CORE_ID) {
+			ck_assert(multi);
+			ck_assert_uint_lt(d.u[0], 8);
+			core = (uint32_t)d.u[0];
+		}
+		ck_assert_msg(d.ts >= s->core_max[core],
+			      "core %u: ts %llu after %llu", core,
+			      (unsigned long long)d.ts,
+			      (unsigned long long)s->core_max[core]);
+		s->core_max[core] = d.ts;
+		s->core_seen[core] = true;
+		switch (d.id) {
+		case HWT_TB_ISR_ENTER:
+			s->isr_enter++;
+			break;
+		case HWT_TB_ISR_EXIT:
+			s->isr_exit++;
+			break;
+		case HWT_TB_TASK_SWITCHED_IN:
+			s->switched_in++;
+			break;
+		case HWT_TB_TASK_TO_RDY_STATE:
+			s->rdy++;
+			break;
+		case HWT_TB_DROPPED_EVT_CNT:
+			ck_assert_uint_ge(d.u[0], s->last_dropped);	/* a running total */
+			s->last_dropped = d.u[0];
+			s->dropped_frames++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+START_TEST(test_convert_fixture)
+{
+	struct tu_stream t;
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+
+	tu_fixture(&t);
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	tu_golden("fixture.tband", buf, len);
+	tb_walk((uint8_t *)buf, len, &s, true);
+	ck_assert_uint_eq(s.res, 1);		/* 5/12 ns per tick: ns */
+	ck_assert_uint_eq(s.isr_enter, s.isr_exit);
+	ck_assert_uint_gt(s.isr_enter, 0);
+	ck_assert_uint_gt(s.switched_in, 0);
+	ck_assert_uint_eq(s.last_dropped, 10);	/* 6 in LOST records, 4 more in info->lost */
+	/* every core ends at the same time: tband-cli converts everything */
+	for (int c = 0; c < 3; c++) {
+		ck_assert(s.core_seen[c]);
+		ck_assert_uint_eq(s.core_max[c], s.core_max[0]);
+	}
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+START_TEST(test_convert_one_core)
+{
+	struct tu_stream t;
+	struct tb_summary all, one[3];
+	struct hwt_conv_opts o = { .sz = sizeof(o), .tband_drop_every = 0 };
+	size_t isr = 0;
+
+	tu_fixture(&t);
+	for (int c = 0; c < 3; c++) {
+		char *buf;
+		size_t len;
+
+		o.tband_core = c;
+		ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
+		tb_walk((uint8_t *)buf, len, &one[c], false);
+		isr += one[c].isr_enter;
+		free(buf);
+	}
+	{
+		char *buf;
+		size_t len;
+
+		o.tband_core = -1;
+		ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
+		tb_walk((uint8_t *)buf, len, &all, true);
+		free(buf);
+	}
+	ck_assert_uint_eq(isr, all.isr_enter);
+	o.tband_core = 3;
+	{
+		char *buf;
+		size_t len;
+
+		ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), -EINVAL);
+		free(buf);
+	}
+	tu_free(&t);
+}
+END_TEST
+
+START_TEST(test_max_str)
+{
+	struct tu_stream t;
+	struct hwt_conv_opts o = { .sz = sizeof(o), .tband_core = -1,
+				   .tband_max_str = 4 };
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+
+	tu_fixture(&t);
+	ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
+	tb_walk((uint8_t *)buf, len, &s, true);	/* checks names are UTF-8 */
+	/* task 300 "bad\xff\xfeutf": cut to 4 bytes, never inside an escape */
+	ck_assert_ptr_nonnull(memmem(buf, len, "\x07\x5f\xac\x02" "bad" "\x00", 8));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+TU_MAIN("tband", test_event_vectors, test_cobs_vectors, test_long_string_vectors,
+	test_stream_every50, test_stream_with_drop, test_stream_no_drops,
+	test_stream_files, test_convert_fixture, test_convert_one_core, test_max_str)
