@@ -7,6 +7,9 @@ KDIR	?= $(shell bash scripts/kdir.sh 2>/dev/null)
 BUILD	:= $(CURDIR)/build
 LINUX_SRC := $(BUILD)/linux-src
 
+VM_BINS	:= /usr/bin/trace-cmd /usr/bin/hackbench
+SELFTESTS := selftests/hwtrace
+
 all: module lib tools
 
 module:
@@ -21,10 +24,41 @@ lib:
 tools: lib
 	$(MAKE) -C tools/hwtrace
 
+$(LINUX_SRC)/.done:
+	bash scripts/lint-src.sh $(LINUX_SRC)
+	touch $@
+
+selftests: $(LINUX_SRC)/.done
+	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(LINUX_SRC)/tools/testing/selftests
+
+# The VM payload: module, kselftests and the script that runs them.
+vm-payload: module selftests
+	rm -rf $(BUILD)/payload && mkdir -p $(BUILD)/payload
+	cp kmod/hwtrace.ko $(SELFTESTS)/build/* $(BUILD)/payload/
+	cp $(SELFTESTS)/vm-run.sh $(BUILD)/payload/run.sh
+	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/vm.cpio.gz -p $(BUILD)/payload \
+		$(foreach b,$(VM_BINS),-b $(b))
+
+# Every kselftest on 2 vCPUs, the concurrency-heavy ones again on 4.
+check-vm: vm-payload
+	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 \
+		--log $(BUILD)/vm-smp2.log -i $(BUILD)/vm.cpio.gz
+	bash scripts/vm/run.sh --smp 4 --mem 1024 --timeout 1500 \
+		--append hwt.tests=record_test,probes_test,concurrency_test \
+		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
+
+lint: $(LINUX_SRC)/.done
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
+		include/uapi/linux/hwtrace.h
+	@# compat.h is the one place where kernel-version tests belong
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON kmod/compat.h
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C libhwt clean
 	-$(MAKE) -C tools/hwtrace clean
 	rm -rf $(BUILD)
 
-.PHONY: all module module-sparse lib tools clean
+.PHONY: all module module-sparse lib tools selftests vm-payload check-vm lint clean

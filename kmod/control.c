@@ -75,8 +75,14 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 	count_lost(r);
 }
 
-static void log_start(void *unused)
+/*
+ * Start and stop run on each CPU in an IPI, with interrupts off, so that a
+ * CPU's trace begins and ends at one instant: no probe event can slip in
+ * between the chunk pointer and the start or stop records.
+ */
+static void cpu_start(void *chunk)
 {
+	this_cpu_write(hwt_cur, chunk);
 	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
 		     (u32)hwt_clock_rate(), true);
 	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
@@ -84,7 +90,7 @@ static void log_start(void *unused)
 	__hwt_record(HWT_EV_ID, smp_processor_id(), task_pid_nr(current), true);
 }
 
-static void log_stop(void *unused)
+static void cpu_stop(void *unused)
 {
 	struct hwt_chunk *c = this_cpu_read(hwt_cur);
 	struct hwt_ring *r;
@@ -97,25 +103,35 @@ static void log_stop(void *unused)
 		r->lost_reported = local_read(&r->lost);
 	}
 	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
+	this_cpu_write(hwt_cur, NULL);
 }
 
+/*
+ * Probes are attached before any CPU starts and detached after all have
+ * stopped; until then they find no chunk and record nothing.
+ */
 int hwt_enable(void)
 {
-	int ret;
+	int cpu, ret;
 
 	if (hwt_enabled)
 		return -EBUSY;
 	if (!hwt_selected)
 		return -EINVAL;
-	hwt_move_cpus(hwt_selected);
 	hwt_enabled = true;
-	/* each CPU writes its own ring: log the start records on each */
-	on_each_cpu(log_start, NULL, 1);
 	hwt_names_snapshot();
 	ret = hwt_probes_sync();
-	if (ret)
-		hwt_disable();
-	return ret;
+	if (ret) {
+		hwt_enabled = false;
+		hwt_probes_sync();
+		return ret;
+	}
+	on_each_cpu(cpu_start, hwt_selected, 1);
+	/* offline CPUs start writing when they come back */
+	for_each_possible_cpu(cpu)
+		if (!READ_ONCE(per_cpu(hwt_cur, cpu)))
+			WRITE_ONCE(per_cpu(hwt_cur, cpu), hwt_selected);
+	return 0;
 }
 
 void hwt_disable(void)
@@ -123,9 +139,9 @@ void hwt_disable(void)
 	if (!hwt_enabled)
 		return;
 	hwt_enabled = false;
-	hwt_probes_sync();
-	on_each_cpu(log_stop, NULL, 1);
+	on_each_cpu(cpu_stop, NULL, 1);
 	hwt_move_cpus(NULL);
+	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
 }

@@ -166,17 +166,29 @@ static void run_concurrent(struct __test_metadata *_metadata, bool pace)
 	free(r);
 }
 
-TEST(drain_while_injecting)
+/* 20000 ioctls per CPU under TCG take a while */
+FIXTURE(conc) {
+};
+
+FIXTURE_SETUP(conc)
+{
+}
+
+FIXTURE_TEARDOWN(conc)
+{
+}
+
+TEST_F_TIMEOUT(conc, drain_while_injecting, 300)
 {
 	run_concurrent(_metadata, false);
 }
 
-TEST(drain_keeps_up_nothing_lost)
+TEST_F_TIMEOUT(conc, drain_keeps_up_nothing_lost, 300)
 {
 	run_concurrent(_metadata, true);
 }
 
-TEST(cpu_hotplug_mid_trace)
+TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
 {
 	struct hwt_event *buf;
 	struct hwt_map m = { 0 };

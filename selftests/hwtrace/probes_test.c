@@ -245,7 +245,7 @@ TEST_F(src, irq_timer_cpu)
 	/* no task events slipped in */
 	EXPECT_EQ(0, count(self, HWT_EV_TASK_SCHEDULE, -1, -1));
 	/* entries and exits pair up, but for one cut per CPU at each edge */
-	EXPECT_GE(self->ncpu, labs((long)count(self, HWT_EV_TIMER_WAKEUP_END, 1, -1) -
+	EXPECT_GE(2 * self->ncpu, labs((long)count(self, HWT_EV_TIMER_WAKEUP_END, 1, -1) -
 				   (long)count(self, HWT_EV_TIMER_WAKEUP_START, 1, -1)));
 }
 

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace against the kernel's own tracer: record hackbench with hwtrace
+ * and with trace-cmd (ftrace) at once, on the same tracepoints and the same
+ * clock (CLOCK_MONOTONIC), and compare.
+ *
+ * Events of hackbench's own tasks happen entirely inside both recording
+ * windows, so their counts must agree exactly.  IRQ and softirq events are
+ * compared inside hwtrace's window; an event right at an edge may be
+ * stamped on either side of it by the two tracers, so each kind may differ
+ * by at most EDGE_SLACK per CPU.
+ */
+#include "hwt_test.h"
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define MAX_CPUS	64
+#define MAX_RECS	(2u << 20)
+#define MAX_PIDS	(1u << 22)
+#define EDGE_SLACK	2
+#define FTRACE_DAT	"/tmp/hwt-ftrace.dat"
+#define TRACE_CMD_LOG	"/tmp/hwt-trace-cmd.log"
+#define FTRACE_BUF_KB	"16384"
+
+enum kind {
+	K_SWITCH_PREV, K_SWITCH_NEXT, K_WAKEUP, K_WAKEUP_NEW, K_FORK, K_EXIT,
+	K_IRQ_ENTRY, K_IRQ_EXIT, K_SOFTIRQ_ENTRY, K_SOFTIRQ_EXIT, K_NR,
+};
+
+static const char *const kind_name[K_NR] = {
+	"sched_switch(prev)", "sched_switch(next)", "sched_wakeup",
+	"sched_wakeup_new", "sched_process_fork", "sched_process_exit",
+	"irq_handler_entry", "irq_handler_exit", "softirq_entry", "softirq_exit",
+};
+
+struct recorder {
+	int fd, ncpu, id;
+	volatile bool stop;
+	struct hwt_map map[MAX_CPUS];
+	struct hwt_event *recs;
+	uint8_t *cpu_of;	/* [i]: the CPU recs[i] was drained from */
+	size_t n;
+	uint8_t *hackbench;	/* [pid]: named "hackbench" */
+	uint8_t *named;		/* [pid]: has a name record */
+};
+
+static void drain_once(struct recorder *r)
+{
+	for (int c = 0; c < r->ncpu; c++) {
+		size_t got;
+
+		if (!r->map[c].meta || r->n >= MAX_RECS)
+			continue;
+		got = hwt_drain(&r->map[c], r->recs + r->n, MAX_RECS - r->n);
+		memset(r->cpu_of + r->n, c, got);
+		r->n += got;
+	}
+}
+
+static void *drain_thread(void *arg)
+{
+	struct recorder *r = arg;
+
+	while (!r->stop) {
+		drain_once(r);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void read_names(struct recorder *r)
+{
+	struct hwt_name names[64];
+	ssize_t got;
+
+	while ((got = read(r->fd, names, sizeof(names))) > 0) {
+		for (size_t i = 0; i < got / sizeof(names[0]); i++) {
+			if (names[i].kind != HWT_NAME_TASK || names[i].id >= MAX_PIDS)
+				continue;
+			r->named[names[i].id] = 1;
+			r->hackbench[names[i].id] = !strcmp(names[i].name, "hackbench");
+		}
+	}
+}
+
+static pid_t spawn(char *const argv[], const char *out)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static bool file_has(const char *path, const char *want)
+{
+	char buf[256] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && strstr(buf, want);
+}
+
+/*
+ * trace-cmd is recording once it has set the clock, enabled the events and
+ * turned tracing on (its "Hit Ctrl^C" line is stuck in stdio buffers).
+ */
+static bool trace_cmd_ready(void)
+{
+	return file_has("/sys/kernel/tracing/trace_clock", "[mono]") &&
+	       file_has("/sys/kernel/tracing/events/irq/softirq_exit/enable", "1") &&
+	       file_has("/sys/kernel/tracing/tracing_on", "1");
+}
+
+static uint32_t field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? (uint32_t)strtoul(p + strlen(key), NULL, 10) : UINT32_MAX;
+}
+
+/*
+ * "comm-pid [cpu] secs.nanos: event: fields", from trace-cmd report -N -t
+ * (-N: no plugins, so sched events print their fields as name=value).
+ */
+static int ftrace_counts(struct recorder *r, uint64_t t0, uint64_t t1,
+			 long counts[K_NR])
+{
+	char line[1024];
+	FILE *f = popen("trace-cmd report -N -t -i " FTRACE_DAT " 2>/dev/null", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long secs, nanos;
+		char *ev = strstr(line, "]");
+		uint64_t ts;
+		uint32_t pid;
+
+		if (!ev || sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
+			continue;
+		ts = secs * 1000000000ull + nanos;
+		ev = strchr(ev, ':');
+		if (!ev)
+			continue;
+		ev += 2;
+		if (!strncmp(ev, "sched_switch:", 13)) {
+			pid = field(ev, " prev_pid=");
+			counts[K_SWITCH_PREV] += pid < MAX_PIDS && r->hackbench[pid];
+			pid = field(ev, " next_pid=");
+			counts[K_SWITCH_NEXT] += pid < MAX_PIDS && r->hackbench[pid];
+		} else if (!strncmp(ev, "sched_wakeup:", 13)) {
+			pid = field(ev, " pid=");
+			counts[K_WAKEUP] += pid < MAX_PIDS && r->hackbench[pid];
+		} else if (!strncmp(ev, "sched_wakeup_new:", 17)) {
+			pid = field(ev, " pid=");
+			counts[K_WAKEUP_NEW] += pid < MAX_PIDS && r->hackbench[pid];
+		} else if (!strncmp(ev, "sched_process_fork:", 19)) {
+			pid = field(ev, " child_pid=");
+			counts[K_FORK] += pid < MAX_PIDS && r->hackbench[pid];
+		} else if (!strncmp(ev, "sched_process_exit:", 19)) {
+			pid = field(ev, " pid=");
+			counts[K_EXIT] += pid < MAX_PIDS && r->hackbench[pid];
+		} else if (ts >= t0 && ts <= t1) {
+			counts[K_IRQ_ENTRY] += !strncmp(ev, "irq_handler_entry:", 18);
+			counts[K_IRQ_EXIT] += !strncmp(ev, "irq_handler_exit:", 17);
+			counts[K_SOFTIRQ_ENTRY] += !strncmp(ev, "softirq_entry:", 14);
+			counts[K_SOFTIRQ_EXIT] += !strncmp(ev, "softirq_exit:", 13);
+		}
+	}
+	return pclose(f) == 0 ? 0 : -EIO;
+}
+
+static void hwt_counts(struct recorder *r, long counts[K_NR], uint64_t *t0,
+		       uint64_t *t1)
+{
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct hwt_event *e = &r->recs[i];
+		uint64_t ts = hwt_event_tsc(e);
+		uint32_t pid = e->par2 & HWT_PID_MASK;
+
+		if (e->code == HWT_EV_TRACE_START || e->code == HWT_EV_TRACE_STOP ||
+		    HWT_FAMILY(e->code) == HWT_FAM_GENERAL)
+			continue;
+		if (ts < *t0)
+			*t0 = ts;
+		if (ts > *t1)
+			*t1 = ts;
+		switch (e->code) {
+		case HWT_EV_TASK_SCHEDULE:
+			counts[K_SWITCH_PREV] += r->hackbench[hwt_switch_prev(e)];
+			counts[K_SWITCH_NEXT] += r->hackbench[hwt_switch_next(e)];
+			break;
+		case HWT_EV_TASK_ACTIVATE:
+			counts[e->par1 & HWT_ACTIVATE_NEW ? K_WAKEUP_NEW : K_WAKEUP] +=
+				r->hackbench[pid];
+			break;
+		case HWT_EV_TASK_CREATE:
+			counts[K_FORK] += r->hackbench[pid];
+			break;
+		case HWT_EV_TASK_END:
+			counts[K_EXIT] += r->hackbench[pid];
+			break;
+		case HWT_EV_INTERRUPT_START:
+			counts[K_IRQ_ENTRY]++;
+			break;
+		case HWT_EV_INTERRUPT_END:
+			counts[K_IRQ_EXIT]++;
+			break;
+		case HWT_EV_SOFTIRQ_START:
+			counts[K_SOFTIRQ_ENTRY]++;
+			break;
+		case HWT_EV_SOFTIRQ_END:
+			counts[K_SOFTIRQ_EXIT]++;
+			break;
+		}
+	}
+}
+
+/* Per CPU, each switch's prev is the previous switch's next. */
+static long unpaired_switches(struct recorder *r)
+{
+	uint32_t next[MAX_CPUS];
+	bool have[MAX_CPUS] = { false };
+	long bad = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct hwt_event *e = &r->recs[i];
+		int cpu = r->cpu_of[i];
+
+		if (e->code == HWT_EV_ID) {
+			next[cpu] = e->par2;
+			have[cpu] = true;
+		} else if (e->code == HWT_EV_TASK_SCHEDULE) {
+			bad += have[cpu] && next[cpu] != hwt_switch_prev(e);
+			next[cpu] = hwt_switch_next(e);
+			have[cpu] = true;
+		}
+	}
+	return bad;
+}
+
+/* hackbench under two tracers is slow under TCG: a generous deadline */
+FIXTURE(cmp) {
+};
+
+FIXTURE_SETUP(cmp)
+{
+}
+
+FIXTURE_TEARDOWN(cmp)
+{
+}
+
+TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
+{
+	char *tc_argv[] = {
+		"trace-cmd", "record", "-C", "mono", "-b", FTRACE_BUF_KB, "-o", FTRACE_DAT,
+		"-e", "sched:sched_switch", "-e", "sched:sched_wakeup",
+		"-e", "sched:sched_wakeup_new", "-e", "sched:sched_process_fork",
+		"-e", "sched:sched_process_exit", "-e", "irq:irq_handler_entry",
+		"-e", "irq:irq_handler_exit", "-e", "irq:softirq_entry",
+		"-e", "irq:softirq_exit", NULL,
+	};
+	char *hb_argv[] = { "hackbench", "-g", "1", "-l", "100", NULL };
+	long want[K_NR] = { 0 }, got[K_NR] = { 0 };
+	struct recorder *r;
+	pthread_t drainer;
+	pid_t tc, hb;
+	uint64_t t0, t1, lost = 0, unnamed = 0;
+	int status;
+
+	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
+		SKIP(return, "trace-cmd or hackbench not installed");
+	r = calloc(1, sizeof(*r));
+	ASSERT_NE(NULL, r);
+	r->recs = calloc(MAX_RECS, sizeof(*r->recs));
+	r->cpu_of = calloc(MAX_RECS, 1);
+	r->hackbench = calloc(MAX_PIDS, 1);
+	r->named = calloc(MAX_PIDS, 1);
+	ASSERT_NE(NULL, r->named);
+	r->fd = hwt_open();
+	ASSERT_LE(0, r->fd);
+	hwt_reset(r->fd);
+	read_names(r);
+	memset(r->named, 0, MAX_PIDS);
+	r->ncpu = hwt_nr_cpus(r->fd);
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
+	ASSERT_EQ(0, hwt_only(r->fd, (1u << HWT_FAM_TASK) | (1u << HWT_FAM_INTERRUPT)));
+	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, r->id);
+	for (int c = 0; c < r->ncpu; c++) {
+		if (hwt_cpu_online(c))
+			ASSERT_EQ(0, hwt_map(r->fd, r->id, c, &r->map[c]));
+	}
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id));
+
+	/* ftrace first, hwtrace inside it, hackbench inside both */
+	tc = spawn(tc_argv, TRACE_CMD_LOG);
+	ASSERT_LT(0, tc);
+	for (int i = 0; i < 1200 && !trace_cmd_ready(); i++)
+		usleep(50000);
+	ASSERT_TRUE(trace_cmd_ready());
+	sleep(1);	/* its per-CPU readers start after tracing_on */
+	ASSERT_EQ(0, pthread_create(&drainer, NULL, drain_thread, r));
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_ENABLE, 0));
+	/* hackbench reports on the serial console: its IRQs fall in the window */
+	hb = spawn(hb_argv, "/dev/console");
+	ASSERT_LT(0, hb);
+	ASSERT_EQ(hb, waitpid(hb, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_DISABLE, 0));
+	r->stop = true;
+	pthread_join(drainer, NULL);
+	drain_once(r);
+	read_names(r);
+	/* let trace-cmd's readers catch up before it flushes and exits */
+	sleep(1);
+	kill(tc, SIGINT);
+	ASSERT_EQ(tc, waitpid(tc, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			lost += r->map[c].meta->lost;
+	}
+	EXPECT_EQ(0, lost);
+	ASSERT_GT(MAX_RECS, r->n);
+	EXPECT_EQ(0, unpaired_switches(r));
+	hwt_counts(r, got, &t0, &t1);
+	ASSERT_EQ(0, ftrace_counts(r, t0, t1, want));
+
+	for (int k = 0; k < K_NR; k++) {
+		long slack = k >= K_IRQ_ENTRY ? EDGE_SLACK * r->ncpu : 0;
+
+		TH_LOG("%-20s hwtrace %7ld  ftrace %7ld", kind_name[k], got[k], want[k]);
+		EXPECT_GE(slack, labs(got[k] - want[k]));
+	}
+	/* hackbench did run, and its tasks were seen by both */
+	EXPECT_LT(100, got[K_SWITCH_NEXT]);
+	EXPECT_LT(0, got[K_FORK]);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct hwt_event *e = &r->recs[i];
+
+		if (e->code != HWT_EV_TASK_SCHEDULE)
+			continue;
+		unnamed += hwt_switch_prev(e) && !r->named[hwt_switch_prev(e)];
+		unnamed += hwt_switch_next(e) && !r->named[hwt_switch_next(e)];
+	}
+	EXPECT_EQ(0, unnamed);
+
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			hwt_unmap(&r->map[c]);
+	}
+	hwt_reset(r->fd);
+	close(r->fd);
+	free(r->recs);
+	free(r->cpu_of);
+	free(r->hackbench);
+	free(r->named);
+	free(r);
+}
+
+TEST_HARNESS_MAIN
