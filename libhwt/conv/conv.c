@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <hwt/events.h>
 #include "conv_internal.h"
@@ -333,6 +335,91 @@ void hwt_conv_marker_msg(char *dst, size_t size, const struct hwt_model *m,
 		snprintf(dst, size, "%lld", (long long)ev->value);
 	else
 		dst[0] = '\0';
+}
+
+char *hwt_name_dup(const char *raw, unsigned int san, hwt_name_esc_fn esc)
+{
+	char clean[HWT_NAME_MAX * 4 + 1];
+	struct hwt_obuf o;
+	char *r;
+
+	hwt_name_sanitize(clean, sizeof(clean), raw, 0, san);
+	if (!esc)
+		return strdup(clean);
+	if (hwt_obuf_init(&o, NULL, 64))
+		return NULL;
+	esc(&o, clean);
+	ob_putc(&o, '\0');
+	if (o.err) {
+		hwt_obuf_free(&o);
+		return NULL;
+	}
+	r = o.buf;		/* ownership moves to the caller */
+	return r;
+}
+
+int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
+		    unsigned int san, hwt_name_esc_fn esc)
+{
+	char raw[HWT_NAME_MAX];
+
+	memset(nm, 0, sizeof(*nm));
+	for (int k = 0; k < HWT_NR_ENT_KINDS; k++) {
+		size_t n = hwt_model_count(m, (enum hwt_entity_kind)k);
+
+		nm->v[k] = calloc(n ? n : 1, sizeof(char *));
+		if (!nm->v[k])
+			return -ENOMEM;
+		nm->n[k] = n;
+		for (size_t i = 0; i < n; i++) {
+			hwt_conv_name(raw, sizeof(raw), m, (enum hwt_entity_kind)k,
+				      hwt_model_id(m, (enum hwt_entity_kind)k, i));
+			nm->v[k][i] = hwt_name_dup(raw, san, esc);
+			if (!nm->v[k][i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void hwt_names_free(struct hwt_names *nm)
+{
+	for (int k = 0; k < HWT_NR_ENT_KINDS; k++) {
+		for (size_t i = 0; nm->v[k] && i < nm->n[k]; i++)
+			free(nm->v[k][i]);
+		free(nm->v[k]);
+		nm->v[k] = NULL;
+	}
+}
+
+FILE *hwt_conv_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/hwtrace-conv-XXXXXX",
+		 dir && dir[0] ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);		/* gone when closed, whatever happens */
+	f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+void hwt_conv_date(char *dst, size_t size, int64_t t, char sep)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		memset(&tm, 0, sizeof(tm));
+	snprintf(dst, size, "%04d-%02d-%02d%c%02d:%02d:%02d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, sep, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 /* --- time ----------------------------------------------------------------------- */

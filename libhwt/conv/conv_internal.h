@@ -122,6 +122,30 @@ HWT_CONV_HIDDEN void hwt_conv_marker_msg(char *dst, size_t size,
 /* Softirq runnables become Tonbandgeraet ISRs above irqs and vectors. */
 #define HWT_TB_SOFTIRQ_BASE	0x20000u
 
+/*
+ * Every entity's name, sanitized (san flags) and escaped by esc() once, for
+ * the per-event path: v[kind][idx].  esc NULL copies the sanitized name.
+ */
+struct hwt_names {
+	char **v[HWT_NR_ENT_KINDS];
+	size_t n[HWT_NR_ENT_KINDS];
+};
+
+typedef void (*hwt_name_esc_fn)(struct hwt_obuf *o, const char *name);
+HWT_CONV_HIDDEN int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
+				    unsigned int san, hwt_name_esc_fn esc);
+HWT_CONV_HIDDEN void hwt_names_free(struct hwt_names *nm);
+
+/* One name built the same way (entities outside the model: cores, ...). */
+HWT_CONV_HIDDEN char *hwt_name_dup(const char *raw, unsigned int san,
+				   hwt_name_esc_fn esc);
+
+/* An unlinked temporary file ($TMPDIR or /tmp), for per-core sections. */
+HWT_CONV_HIDDEN FILE *hwt_conv_tmpfile(void);
+
+/* "yyyy-mm-dd hh:mm:ss" (sep ' ') or "yyyy-mm-ddThh:mm:ss" in UTC. */
+HWT_CONV_HIDDEN void hwt_conv_date(char *dst, size_t size, int64_t t, char sep);
+
 /* --- time ------------------------------------------------------------------- */
 
 /* ticks per ms; 0 in a trace means "unknown": taken as ns (1000000/ms). */
