@@ -40,12 +40,20 @@ vm-payload: module selftests
 		$(foreach b,$(VM_BINS),-b $(b))
 
 # Every kselftest on 2 vCPUs, the concurrency-heavy ones again on 4.
-check-vm: vm-payload
+check-vm: check-vm-smp2 check-vm-smp4
+
+check-vm-smp2: vm-payload
 	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 \
 		--log $(BUILD)/vm-smp2.log -i $(BUILD)/vm.cpio.gz
+
+check-vm-smp4: vm-payload
 	bash scripts/vm/run.sh --smp 4 --mem 1024 --timeout 1500 \
 		--append hwt.tests=record_test,probes_test,concurrency_test \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
+
+# What CI runs: everything, host and VM, ending in "N passed, M failed".
+check:
+	bash scripts/check.sh
 
 lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
@@ -61,4 +69,5 @@ clean:
 	-$(MAKE) -C tools/hwtrace clean
 	rm -rf $(BUILD)
 
-.PHONY: all module module-sparse lib tools selftests vm-payload check-vm lint clean
+.PHONY: all module module-sparse lib tools selftests vm-payload check check-vm \
+	check-vm-smp2 check-vm-smp4 lint clean

@@ -7,7 +7,8 @@
 # harness's own reporting counts as one more failure.
 
 tests="ioctl_test record_test probes_test concurrency_test ftrace_compare_test module_test"
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case $arg in
 	hwt.tests=*) tests=$(echo "${arg#hwt.tests=}" | tr , ' ') ;;
 	esac

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: build, lint, host unit tests (plain and under ASan/UBSan),
+# a fuzz smoke run, and the kselftests in the VM on 2 and 4 vCPUs.  Every
+# suite runs even if an earlier one failed; logs go to build/check/.  The
+# last line totals them all: "N passed, M failed".
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+out=build/check
+rm -rf "$out"
+mkdir -p "$out"
+passed=0
+failed=0
+
+# count P F: add a suite's results to the totals
+count() {
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+	printf '%-24s %4d passed, %d failed\n' "$name" "$1" "$2"
+}
+
+# step NAME CMD...: a build or lint step is one test, passed if CMD succeeds.
+step() {
+	name=$1
+	shift
+	if "$@" >"$out/$name.log" 2>&1; then
+		count 1 0
+	else
+		count 0 1
+		tail -n 30 "$out/$name.log" | sed "s/^/  $name: /"
+	fi
+}
+
+# check_suite NAME CMD...: Check programs; totals from their summary lines
+# ("100%: Checks: N, Failures: F, Errors: E").  A failing command with no
+# failed check (a crash, a build error) still counts as one failure.
+check_suite() {
+	local p f rc
+	name=$1
+	shift
+	"$@" >"$out/$name.log" 2>&1
+	rc=$?
+	read -r p f < <(awk '/^[0-9]+%: Checks: /{ gsub(",", ""); c += $3; e += $5 + $7 }
+		END { print c - e, e + 0 }' "$out/$name.log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	count "$p" "$f"
+	if [ "$f" -ne 0 ]; then
+		grep -E '^[^:]+:[0-9]+:[EF]:|FAILED|error' "$out/$name.log" | head -n 30 | sed "s/^/  $name: /"
+	fi
+}
+
+# tap_suite NAME CMD...: TAP output; counted by scripts/vm/tap-summary.sh.
+# A failing command with no failed test (a kernel warning in the VM log, a
+# timeout) still counts as one failure.
+tap_suite() {
+	local line p f rc
+	name=$1
+	shift
+	"$@" >"$out/$name.log" 2>&1
+	rc=$?
+	line=$(bash scripts/vm/tap-summary.sh -l "$name" "$out/$name.log" 2>/dev/null | tail -n 1)
+	p=$(sed -n 's/.*: \([0-9]*\) passed.*/\1/p' <<<"$line")
+	f=$(sed -n 's/.*, \([0-9]*\) failed.*/\1/p' <<<"$line")
+	p=${p:-0}
+	f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	count "$p" "$f"
+	if [ "$rc" -ne 0 ]; then
+		grep -E '^not ok|check-log|^# .*:[0-9]+:' "$out/$name.log" | head -n 30 | sed "s/^/  $name: /"
+	fi
+}
+
+kdir=$(bash scripts/kdir.sh)
+step build make all KDIR="$kdir"
+step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
+step checkpatch make lint
+step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
+step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init .ci/run selftests/hwtrace/vm-run.sh'
+tap_suite vm-harness bash scripts/vm/selftest.sh
+check_suite unit make -C libhwt check
+check_suite unit-asan-ubsan make -C libhwt check SAN=1
+step fuzz-smoke make -C libhwt fuzz-smoke
+tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
+tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
