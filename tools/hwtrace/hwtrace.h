@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtrace(1): one file per subcommand, helpers in util.c.
+ *
+ *   record/snapshot: /dev/hwtrace -> libhwt consumer -> .hwt file or UDP
+ *   listen:          UDP -> .hwt file
+ *   dump/stats/convert: .hwt file -> libhwt reader -> text / converters
+ *   ctl/log:         the FTrace calls, one ioctl each
+ */
+#ifndef HWTRACE_H
+#define HWTRACE_H
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hwt/hwt.h>
+
+/* Exit codes (documented in hwtrace(1)). */
+enum {
+	EXIT_OK		= 0,
+	EXIT_ERR	= 1,
+	EXIT_USAGE	= 2,
+	EXIT_PARTIAL	= 3,	/* input truncated or damaged, or data missing */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_listen(int argc, char **argv);
+
+/* util.c: parsing (unit-tested in tests/test_util.c) */
+#define FAMILIES_ALL	0x0FFFu		/* families 0..11 have events */
+int parse_families(const char *s, uint32_t *mask, FILE *err);
+void list_families(FILE *f);
+int parse_size(const char *s, uint64_t *out);
+int parse_u32(const char *s, uint32_t *out);
+int parse_udp_url(const char *s, struct sockaddr_in *addr, uint16_t def_port);
+int is_udp_url(const char *s);
+int parse_chunk_flags(const char *s, uint32_t *flags);
+void format_chunk_flags(uint32_t flags, char *buf, size_t size);
+int parse_event_code(const char *s, uint16_t *code);
+void format_bytes(uint64_t n, char *buf, size_t size);
+
+/* util.c: device and messages */
+extern const char *prog;
+__attribute__((format(printf, 1, 2))) void warnx_(const char *fmt, ...);
+#define errmsg(...)	warnx_(__VA_ARGS__)
+/* Open /dev/hwtrace, explaining a missing module or missing permission. */
+struct hwt_dev *open_dev(void);
+/* Explain a failed ioctl: -err from libhwt. */
+void dev_error(const char *what, int err);
+/* hwt_reader_open() with a message saying what went wrong. */
+int open_trace(const char *path, struct hwt_reader **r);
+/* Fill a trace-info for this host (uname, hostname, time, backend). */
+void host_info(struct hwt_trace_info *info);
+/* -h/--help seen in argv: print usage and return 1. */
+int want_help(int argc, char **argv, const char *usage);
+/* Interrupt flag set by SIGINT/SIGTERM (install_stop_handlers). */
+extern volatile sig_atomic_t stop_requested;
+void install_stop_handlers(void);
+
+#endif /* HWTRACE_H */

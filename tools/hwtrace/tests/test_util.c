@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hwtrace's argument parsers: families, sizes, UDP URLs, flags, codes. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwtrace.h"
+
+START_TEST(test_families)
+{
+	uint32_t m = 0;
+	char *buf;
+	size_t len;
+	FILE *err = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(parse_families("task", &m, NULL), 0);
+	ck_assert_uint_eq(m, 1u << HWT_FAM_TASK);
+	ck_assert_int_eq(parse_families("task,irq,timer,ipoint", &m, NULL), 0);
+	ck_assert_uint_eq(m, 1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT |
+			  1u << HWT_FAM_TIMER | 1u << HWT_FAM_IPOINT);
+	ck_assert_int_eq(parse_families("interrupt,PRIORITY", &m, NULL), 0);
+	ck_assert_uint_eq(m, 1u << HWT_FAM_INTERRUPT | 1u << HWT_FAM_PRIORITY);
+	ck_assert_int_eq(parse_families("all", &m, NULL), 0);
+	ck_assert_uint_eq(m, FAMILIES_ALL);
+	ck_assert_int_eq(parse_families("all,task", &m, NULL), 0);
+	ck_assert_uint_eq(m, FAMILIES_ALL);
+	/* bad names are refused with the valid ones listed; m is untouched */
+	m = 7;
+	ck_assert_int_eq(parse_families("task,bogus", &m, err), -EINVAL);
+	ck_assert_uint_eq(m, 7);
+	ck_assert_int_eq(parse_families("", &m, err), -EINVAL);
+	ck_assert_int_eq(parse_families(",", &m, err), -EINVAL);
+	fclose(err);
+	ck_assert_ptr_nonnull(strstr(buf, "unknown family 'bogus'"));
+	ck_assert_ptr_nonnull(strstr(buf, "task irq cpu"));
+	ck_assert_ptr_nonnull(strstr(buf, "no family given"));
+	free(buf);
+}
+END_TEST
+
+START_TEST(test_sizes)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(parse_size("4096", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(parse_size("64k", &v), 0);
+	ck_assert_uint_eq(v, 65536);
+	ck_assert_int_eq(parse_size("4M", &v), 0);
+	ck_assert_uint_eq(v, 4u << 20);
+	ck_assert_int_eq(parse_size("1G", &v), 0);
+	ck_assert_uint_eq(v, 1u << 30);
+	ck_assert_int_eq(parse_size("2MiB", &v), 0);
+	ck_assert_uint_eq(v, 2u << 20);
+	ck_assert_int_eq(parse_size("8kb", &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	ck_assert_int_eq(parse_size("0x1000", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(parse_size("", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("-1", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("4X", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("4Mx", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("M", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("99999999999999999999", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("17179869184G", &v), -ERANGE);
+}
+END_TEST
+
+START_TEST(test_udp_url)
+{
+	struct sockaddr_in a;
+
+	ck_assert(is_udp_url("udp://1.2.3.4"));
+	ck_assert(!is_udp_url("trace.hwt"));
+	ck_assert_int_eq(parse_udp_url("udp://10.0.0.2:1234", &a, 20000), 0);
+	ck_assert_uint_eq(ntohs(a.sin_port), 1234);
+	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), 0x0A000002);
+	ck_assert_int_eq(parse_udp_url("udp://127.0.0.1", &a, 20000), 0);
+	ck_assert_uint_eq(ntohs(a.sin_port), 20000);
+	ck_assert_int_eq(parse_udp_url("udp://0.0.0.0:9", &a, 20000), 0);
+	ck_assert_uint_eq(a.sin_addr.s_addr, 0);
+	ck_assert_int_eq(parse_udp_url("udp://localhost:7", &a, 20000), 0);
+	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), 0x7F000001);
+	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:0", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:65536", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:x", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://:5", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("tcp://1.2.3.4:5", &a, 1), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_chunk_flags)
+{
+	uint32_t f;
+	char buf[64];
+
+	ck_assert_int_eq(parse_chunk_flags("stop", &f), 0);
+	ck_assert_uint_eq(f, HWT_CHUNK_STOP);
+	ck_assert_int_eq(parse_chunk_flags("cyc|nodel", &f), 0);
+	ck_assert_uint_eq(f, HWT_CHUNK_CYC | HWT_CHUNK_NODEL);
+	ck_assert_int_eq(parse_chunk_flags("JTN,compr", &f), 0);
+	ck_assert_uint_eq(f, HWT_CHUNK_JTN | HWT_CHUNK_COMPR);
+	ck_assert_int_eq(parse_chunk_flags("0x08", &f), 0);
+	ck_assert_uint_eq(f, 8);
+	ck_assert_int_eq(parse_chunk_flags("stopp", &f), -EINVAL);
+	format_chunk_flags(HWT_CHUNK_STOP | HWT_CHUNK_FULL | HWT_CHUNK_BUSY, buf,
+			   sizeof(buf));
+	ck_assert_str_eq(buf, "stop|full|busy");
+	format_chunk_flags(HWT_CHUNK_CYC | HWT_CHUNK_FREE, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "cyc|free");
+}
+END_TEST
+
+START_TEST(test_event_codes)
+{
+	uint16_t c;
+
+	ck_assert_int_eq(parse_event_code("user_event_1", &c), 0);
+	ck_assert_uint_eq(c, HWT_EV_USER_EVENT_1);
+	ck_assert_int_eq(parse_event_code("IPOINT", &c), 0);
+	ck_assert_uint_eq(c, HWT_EV_IPOINT);
+	ck_assert_int_eq(parse_event_code("0x8001", &c), 0);
+	ck_assert_uint_eq(c, 0x8001);
+	ck_assert_int_eq(parse_event_code("0x10000", &c), -EINVAL);
+	ck_assert_int_eq(parse_event_code("nope", &c), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hwtrace-util");
+	TCase *tc = tcase_create("parse");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_families);
+	tcase_add_test(tc, test_sizes);
+	tcase_add_test(tc, test_udp_url);
+	tcase_add_test(tc, test_chunk_flags);
+	tcase_add_test(tc, test_event_codes);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
