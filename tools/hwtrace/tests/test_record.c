@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace record end to end against the fake device (fake_hwtrace.so):
+ * every record the fake produced is in the file or counted lost or
+ * overwritten, CPUs merge in time order, names arrive, and the device is
+ * left as found (no chunk, filters restored, tracing off).
+ */
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwt/hwt.h>
+
+#define NCPU	3
+
+struct fake_report {
+	unsigned long long produced, lost, overwritten;
+	int chunks, enabled;
+	unsigned int filter;
+};
+
+struct file_stats {
+	uint64_t total, ctl, sched;
+	const char *init_name;
+};
+
+static char dir[64];
+
+/* Run hwtrace with the fake device; returns its exit status. */
+static int run(char *const argv[], struct fake_report *rep, char *err, size_t errlen)
+{
+	char errpath[128];
+	pid_t pid;
+	int status;
+	FILE *f;
+	size_t n;
+
+	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (!freopen(errpath, "w", stderr))
+			_exit(126);
+		setenv("LD_PRELOAD", "build/tests/fake_hwtrace.so", 1);
+		setenv("HWTRACE_DEV", "/fake/hwtrace", 1);
+		setenv("FAKE_CPUS", "3", 1);
+		setenv("FAKE_TOTAL", "3000", 1);
+		execv("build/hwtrace", argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	f = fopen(errpath, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(err, 1, errlen - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	unlink(errpath);
+	memset(rep, 0, sizeof(*rep));
+	{
+		const char *line = strstr(err, "fake-hwtrace:");
+
+		ck_assert_msg(line, "no fake report in: %s", err);
+		ck_assert_int_eq(sscanf(line, "fake-hwtrace: produced=%llu lost=%llu overwritten=%llu chunks=%d filter=0x%x enabled=%d",
+					&rep->produced, &rep->lost, &rep->overwritten,
+					&rep->chunks, &rep->filter, &rep->enabled), 6);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void read_trace(const char *path, struct file_stats *st)
+{
+	struct hwt_reader *r;
+	struct hwt_record rec;
+	uint64_t last = 0;
+	const struct hwt_task *t;
+
+	memset(st, 0, sizeof(*st));
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), 0);
+	ck_assert_uint_eq(hwt_reader_info(r)->nr_cpus, NCPU);
+	ck_assert_uint_eq(hwt_reader_info(r)->cycles_per_msec, 1000000);
+	while (hwt_reader_next(r, &rec) == 1) {
+		ck_assert_uint_ge(rec.ts, last);
+		last = rec.ts;
+		st->total++;
+		if (HWT_CODE(rec.ev.code) == HWT_EV_TASK_SCHEDULE)
+			st->sched++;
+		else
+			st->ctl++;
+	}
+	t = hwt_reader_task(r, 1);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->comm, "init");
+	ck_assert_str_eq(hwt_reader_irq_name(r, 9), "acpi");
+	hwt_reader_close(r);
+}
+
+static void check_left_clean(const struct fake_report *rep)
+{
+	ck_assert_int_eq(rep->chunks, 0);
+	ck_assert_uint_eq(rep->filter, 0);
+	ck_assert_int_eq(rep->enabled, 0);
+}
+
+static void record(const char *mode, const char *bufsize, const char *dur,
+		   struct fake_report *rep, struct file_stats *st, int *rc)
+{
+	char out[128], err[8192];
+	char *argv[] = { "hwtrace", "record", "-q", "-f", "task", "-m", (char *)mode,
+			 "-b", (char *)bufsize, "-d", (char *)dur, "-o", out, NULL };
+
+	snprintf(out, sizeof(out), "%s/%s.hwt", dir, mode);
+	*rc = run(argv, rep, err, sizeof(err));
+	ck_assert_msg(*rc == 0, "hwtrace record -m %s: exit %d: %s", mode, *rc, err);
+	ck_assert_ptr_nonnull(strstr(err, "events in"));
+	if (rep->lost)
+		ck_assert_ptr_nonnull(strstr(err, "LOST"));
+	read_trace(out, st);
+	unlink(out);
+	check_left_clean(rep);
+}
+
+START_TEST(test_stream)
+{
+	struct fake_report rep;
+	struct file_stats st;
+	int rc;
+
+	/* 3000 records per CPU at ~100k/s, a 64 KiB ring: nothing need be lost */
+	record("stream", "64k", "1", &rep, &st, &rc);
+	ck_assert_uint_eq(rep.produced, 3 * 3000);
+	ck_assert_uint_eq(st.sched + rep.lost, rep.produced);
+	ck_assert_uint_eq(st.ctl, 3 * NCPU);	/* cycles_per_msec, start, stop */
+}
+END_TEST
+
+START_TEST(test_stop)
+{
+	struct fake_report rep;
+	struct file_stats st;
+	int rc;
+
+	/* 4 KiB: 256 records per CPU fit, the rest is lost and counted */
+	record("stop", "4k", "0.5", &rep, &st, &rc);
+	ck_assert_uint_gt(rep.lost, 0);
+	ck_assert_uint_eq(st.sched + rep.lost, rep.produced);
+	ck_assert_uint_eq(st.sched, NCPU * (256 - 2));
+}
+END_TEST
+
+START_TEST(test_cyclic)
+{
+	struct fake_report rep;
+	struct file_stats st;
+	int rc;
+
+	/* the last 256 + 256 (emergency) slots of each CPU */
+	record("cyclic", "4k", "0.5", &rep, &st, &rc);
+	ck_assert_uint_eq(rep.lost, 0);
+	ck_assert_uint_eq(st.total, NCPU * 512);
+	ck_assert_uint_eq(st.total + rep.overwritten, rep.produced + 3 * NCPU);
+}
+END_TEST
+
+START_TEST(test_chain)
+{
+	struct fake_report rep;
+	struct file_stats st;
+	int rc;
+
+	record("chain", "4k", "0.5", &rep, &st, &rc);
+	ck_assert_uint_eq(st.sched + rep.lost, rep.produced);
+	/* the second chunk took over: twice the stop mode, and the jumps */
+	ck_assert_uint_gt(st.sched, NCPU * 256);
+	ck_assert_uint_eq(st.ctl, 3 * NCPU + NCPU);
+}
+END_TEST
+
+START_TEST(test_command)
+{
+	struct fake_report rep;
+	char err[8192], out[128];
+	char *argv[] = { "hwtrace", "record", "-q", "-o", out, "--", "sh", "-c",
+			 "sleep 0.2; exit 0", NULL };
+
+	snprintf(out, sizeof(out), "%s/cmd.hwt", dir);
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 0);
+	check_left_clean(&rep);
+	unlink(out);
+}
+END_TEST
+
+START_TEST(test_too_big)
+{
+	struct fake_report rep;
+	char err[8192];
+	char *argv[] = { "hwtrace", "record", "-q", "-b", "1G", "-o", "/nonexistent/x",
+			 NULL };
+
+	/* 3 CPUs x 1 GiB over the fake's 64 MiB cap: refused with the limit */
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "the limit is"));
+	check_left_clean(&rep);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hwtrace-record");
+	TCase *tc = tcase_create("fake device");
+	SRunner *sr;
+	int failed;
+
+	snprintf(dir, sizeof(dir), "/tmp/hwtrace-rec-XXXXXX");
+	if (!mkdtemp(dir))
+		return EXIT_FAILURE;
+	tcase_add_test(tc, test_stream);
+	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_cyclic);
+	tcase_add_test(tc, test_chain);
+	tcase_add_test(tc, test_command);
+	tcase_add_test(tc, test_too_big);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	rmdir(dir);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
