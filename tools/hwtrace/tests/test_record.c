@@ -194,6 +194,45 @@ START_TEST(test_command)
 }
 END_TEST
 
+/* record -o udp:// into hwtrace listen over loopback: the same records. */
+START_TEST(test_udp)
+{
+	struct fake_report rep;
+	struct hwt_reader *r;
+	struct hwt_record rec;
+	char err[8192], out[128], url[64];
+	char *argv[] = { "hwtrace", "record", "-q", "-f", "task", "-b", "64k", "-d",
+			 "0.5", "-o", url, NULL };
+	uint64_t n = 0;
+	int port = 20000 + getpid() % 20000, status;
+	pid_t l;
+
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", port);
+	snprintf(out, sizeof(out), "%s/udp.hwt", dir);
+	l = fork();
+	ck_assert_int_ge(l, 0);
+	if (!l) {
+		execl("build/hwtrace", "hwtrace", "listen", url, "-o", out, "-q",
+		      "-t", "1", "-d", "20", (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);		/* let it bind */
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 0);
+	check_left_clean(&rep);
+	ck_assert_int_eq(waitpid(l, &status, 0), l);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "listen: status 0x%x", status);
+	ck_assert_int_eq(hwt_reader_open(&r, out, NULL), 0);
+	ck_assert_uint_eq(hwt_reader_info(r)->nr_cpus, NCPU);
+	ck_assert_uint_eq(hwt_reader_info(r)->cycles_per_msec, 1000000);
+	while (hwt_reader_next(r, &rec) == 1)
+		n++;
+	ck_assert_uint_eq(n, rep.produced - rep.lost + 3 * NCPU);
+	hwt_reader_close(r);
+	unlink(out);
+}
+END_TEST
+
 START_TEST(test_too_big)
 {
 	struct fake_report rep;
@@ -224,6 +263,7 @@ int main(void)
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_too_big);
+	tcase_add_test(tc, test_udp);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
