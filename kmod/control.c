@@ -3,10 +3,12 @@
  * hwtrace control: enable/disable, family filters, the clock, control
  * records, and the slow path of a full ring (JTN jumps and loss counting).
  */
+#include <linux/export.h>
 #include <linux/smp.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
 #include "hwt.h"
+#include "hwtrace_log.h"
 #include "record.h"
 
 /* The chunk each CPU writes to; NULL while tracing is disabled. */
@@ -226,3 +228,12 @@ int hwt_log_user(const struct hwt_log *arg)
 	hwt_record(arg->code, arg->par1, arg->par2);
 	return 0;
 }
+
+int hwtrace_log(u16 code, u16 par1, u32 par2)
+{
+	if (HWT_IS_CONTROL(code))
+		return -EINVAL;
+	hwt_record(code, par1, par2);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(hwtrace_log);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Step 1 of `make bench`, inside the VM: give hwtrace a CYC chunk with the
+ * same memory per CPU as hwt_bench.ko gives ring_buffer and relay, enable
+ * tracing with every family but user filtered, load hwt_bench.ko (which
+ * measures and logs), and check that hwtrace really stored every event.
+ *
+ * usage: write_path HWT_BENCH_KO EVENTS MEM_KB ROUNDS
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/hwtrace.h>
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "write_path: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct hwt_chunk_create cc = { .emergency_size = 4096, .flags = HWT_CHUNK_CYC };
+	struct hwt_chunk_stat st[1024];
+	struct hwt_chunk_table t = { .entries = (unsigned long)st, .nr_entries = 1024 };
+	unsigned long long events, mem_kb, rounds, expect;
+	char params[128];
+	int fd, ko, bad = 0;
+
+	if (argc != 5)
+		return fprintf(stderr, "usage: %s HWT_BENCH_KO EVENTS MEM_KB ROUNDS\n", argv[0]), 2;
+	events = strtoull(argv[2], NULL, 0);
+	mem_kb = strtoull(argv[3], NULL, 0);
+	rounds = strtoull(argv[4], NULL, 0);
+
+	fd = open("/dev/hwtrace", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail("/dev/hwtrace");
+	cc.normal_size = mem_kb * 1024 - cc.emergency_size;
+	if (ioctl(fd, HWT_IOC_CHUNK_CREATE, &cc))
+		return fail("chunk_create");
+	for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
+		struct hwt_filter flt = { .family = f, .status = f != HWT_FAM_USER };
+
+		if (ioctl(fd, HWT_IOC_SET_FILTER, &flt))
+			return fail("set_filter");
+	}
+	if (ioctl(fd, HWT_IOC_CHUNK_SELECT, cc.id) || ioctl(fd, HWT_IOC_ENABLE, 0))
+		return fail("select/enable");
+
+	snprintf(params, sizeof(params), "events=%llu mem_kb=%llu rounds=%llu",
+		 events, mem_kb, rounds);
+	ko = open(argv[1], O_RDONLY | O_CLOEXEC);
+	if (ko < 0 || syscall(SYS_finit_module, ko, params, 0))
+		return fail(argv[1]);
+	if (ioctl(fd, HWT_IOC_DISABLE, 0) || ioctl(fd, HWT_IOC_CHUNK_TABLE, &t))
+		return fail("disable/table");
+
+	/* each CPU ran every round: its ring saw exactly that many events */
+	expect = events * rounds;
+	for (unsigned int i = 0; i < t.nr_entries && i < 1024; i++) {
+		if (st[i].id != (unsigned int)cc.id || !st[i].written)
+			continue;
+		/* + cycles_per_msec, trace_start, id, trace_stop */
+		if (st[i].written != expect + 4 || st[i].lost) {
+			fprintf(stderr, "write_path: cpu %u wrote %llu lost %llu, want %llu\n",
+				st[i].cpu, (unsigned long long)st[i].written,
+				(unsigned long long)st[i].lost, expect + 4);
+			bad = 1;
+		}
+		printf("hwt_bench: check cpu %u written %llu overwritten %llu lost %llu\n",
+		       st[i].cpu, (unsigned long long)st[i].written,
+		       (unsigned long long)st[i].overwritten,
+		       (unsigned long long)st[i].lost);
+	}
+	return bad;
+}
