@@ -102,7 +102,8 @@ commit:
 		smp_wmb();	/* records before data_head; pairs with user acquire */
 		WRITE_ONCE(r->meta->data_head, head);
 		WRITE_ONCE(r->meta->written, local_read(&r->written));
-		WRITE_ONCE(r->meta->overwritten, local_read(&r->overwritten));
+		if (cyc)
+			WRITE_ONCE(r->meta->overwritten, local_read(&r->overwritten));
 		barrier();
 		local_set(&r->nest, 0);
 		barrier();
