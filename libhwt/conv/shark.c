@@ -25,6 +25,9 @@ int hwt_conv_shark(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts 
 	ret = hwt_obuf_init(&ob, out, 1 << 18);
 	if (ret)
 		return ret;
+	/* from the first record, if the stream can; a pipe just goes on */
+	if (in->rewind)
+		(void)in->rewind(in->ctx);
 	for (;;) {
 		uint32_t *w;
 

@@ -305,8 +305,8 @@ TU_FN void tu_write_file(const char *path, const void *buf, size_t len)
 /* Compare with tests/golden/<name>; HWT_REGEN_GOLDEN=1 rewrites it instead. */
 TU_FN void tu_golden(const char *name, const char *buf, size_t len)
 {
-	char *rel, *path, *want;
-	size_t want_len;
+	char *rel, *path, *want = NULL;
+	size_t want_len = 0;
 
 	ck_assert_int_gt(asprintf(&rel, "tests/golden/%s", name), 0);
 	path = tu_path(rel);
