@@ -32,9 +32,10 @@ selftests: $(LINUX_SRC)/.done
 	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(LINUX_SRC)/tools/testing/selftests
 
 # The VM payload: module, kselftests and the script that runs them.
-vm-payload: module selftests
+vm-payload: module selftests tools
 	rm -rf $(BUILD)/payload && mkdir -p $(BUILD)/payload
-	cp kmod/hwtrace.ko $(SELFTESTS)/build/* $(BUILD)/payload/
+	cp kmod/hwtrace.ko $(SELFTESTS)/build/* $(SELFTESTS)/*.sh \
+		tools/hwtrace/build/hwtrace $(BUILD)/payload/
 	cp $(SELFTESTS)/vm-run.sh $(BUILD)/payload/run.sh
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/vm.cpio.gz -p $(BUILD)/payload \
 		$(foreach b,$(VM_BINS),-b $(b))
