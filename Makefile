@@ -72,6 +72,13 @@ bench: bench-payload
 		--log $(BUILD)/bench.log -i $(BUILD)/bench.cpio.gz
 	bash bench/report.sh $(BUILD)/bench.log bench/results
 
+# The embedded default: hackbench recorded in the VM, converted to every
+# format into out/demo/.
+demo:
+	bash scripts/deps.sh build vm
+	$(MAKE) module tools
+	bash scripts/demo.sh
+
 # What CI runs: everything, host and VM, ending in "N passed, M failed".
 check:
 	bash scripts/check.sh
@@ -92,4 +99,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm \
-	check-vm-smp2 check-vm-smp4 lint bench bench-payload clean
+	check-vm-smp2 check-vm-smp4 lint bench bench-payload demo clean

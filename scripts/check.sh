@@ -85,6 +85,7 @@ step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init
 tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check
 check_suite unit-asan-ubsan make -C libhwt check SAN=1
+check_suite tools make -C tools/hwtrace check
 step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"

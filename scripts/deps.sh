@@ -13,10 +13,11 @@ set -euo pipefail
 declare -A groups=(
 	# linux-headers-amd64 pulls in linux-kbuild-6.1 and gcc-12; the rest is
 	# what Kbuild, sparse (C=2) and the userspace builds call.
-	# clang and its runtime: libFuzzer and the sanitizers of make check.
+	# clang and its runtime: libFuzzer and the sanitizers of make check;
+	# docutils: rst2man for the man page.
 	[build]="gcc make libc6-dev pkg-config libzstd-dev check libxml2-utils
 		 libxml2-dev linux-headers-amd64 sparse bc flex bison libelf-dev
-		 clang libclang-rt-14-dev"
+		 clang libclang-rt-14-dev python3-docutils"
 	[vm]="linux-image-amd64 qemu-system-x86 busybox-static cpio gzip rt-tests
 	      trace-cmd stress-ng"
 	# xz-utils: linux-source-6.1 ships as .tar.xz.

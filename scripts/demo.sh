@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: record hackbench with hwtrace in the VM, bring the trace back
+# and convert it to every format into out/demo/, then summarise.
+set -euo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+out=out/demo
+log=build/demo.log
+hwtrace=tools/hwtrace/build/hwtrace
+rm -rf "$out" build/demo
+mkdir -p "$out" build/demo
+
+cp kmod/hwtrace.ko "$hwtrace" build/demo/
+cp scripts/demo-vm.sh build/demo/run.sh
+bash scripts/vm/mkinitramfs.sh -o build/demo.cpio.gz -p build/demo -b /usr/bin/hackbench
+bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 900 --quiet --log "$log" \
+	-i build/demo.cpio.gz
+
+sed -n '/^HWT-DEMO-BEGIN$/,/^HWT-DEMO-END$/p' "$log" | sed '1d;$d' |
+	base64 -d >"$out/trace.hwt"
+for fmt in htf atf btf tband shark json; do
+	"$hwtrace" convert -O "$fmt" -o "$out/trace.$fmt" "$out/trace.hwt"
+done
+
+"$hwtrace" stats "$out/trace.hwt" | sed -n '1,12p'
+echo
+echo "files in $out:"
+for f in "$out"/*; do
+	printf '  %-24s %10d bytes\n' "${f##*/}" "$(stat -c %s "$f")"
+done
