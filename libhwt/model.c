@@ -421,7 +421,11 @@ static void emit_task(struct hwt_model *m, struct task *t, unsigned int type,
 		.value = value, .value2 = t->lock, .last_cpu = t->cpu,
 	};
 
-	set_ctx(m, &ev, cpu);
+	/* the source of an activation; other task events have none */
+	if (type == HWT_MEV_TASK_ACTIVATE)
+		set_ctx(m, &ev, cpu);
+	else
+		ev.ctx_kind = HWT_ENT_NONE;
 	emit(m, &ev);
 }
 
@@ -765,7 +769,12 @@ static void do_switch(struct hwt_model *m, const struct hwt_record *r)
 	unsigned int type;
 
 	isr_close_all(m, cpu, r->ts);
-	tp = task_of(m, prev, cpu);
+	/* usually prev is who we know runs here: no lookup */
+	if (m->cpus[cpu].cur != NONE &&
+	    task_at(m, m->cpus[cpu].cur)->tid == tid_of(prev, cpu))
+		tp = task_at(m, m->cpus[cpu].cur);
+	else
+		tp = task_of(m, prev, cpu);
 	if (!tp)
 		return;
 	learn(tp, FIRST_RUNNING, cpu);

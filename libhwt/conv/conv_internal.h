@@ -157,6 +157,11 @@ static inline uint64_t hwt_conv_cpm(const struct hwt_trace_info *info)
 /* floor(ticks * mul / div) without overflow. */
 static inline uint64_t hwt_muldiv(uint64_t ticks, uint64_t mul, uint64_t div)
 {
+	/* 128-bit division is slow: only when the product needs it */
+	if (mul == 1 && div == 1)
+		return ticks;
+	if (ticks <= UINT64_MAX / mul)
+		return ticks * mul / div;
 	return (uint64_t)((unsigned __int128)ticks * mul / div);
 }
 

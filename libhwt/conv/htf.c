@@ -201,6 +201,8 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 	o = &h->core[ev->cpu];
 	kind = hwt_mev_kind(ev->type);
 	ent = kind == HWT_ENT_NONE ? h->lost_entity : h->base[kind] + ev->idx;
+	if (!ob_room(o, 32))
+		return;
 	ob_hex(o, ev->ts - h->t0, h->ts_digits);
 	ob_hex(o, ent, h->ent_digits);
 	ob_hex(o, (uint64_t)code, 2);

@@ -30,7 +30,7 @@ struct json {
 	struct hwt_obuf ob;
 	struct hwt_names names;
 	uint32_t nr_cpus;
-	uint64_t t0, cpm;
+	uint64_t t0, cpm, num, den;
 	uint8_t *tstate;	/* [task idx] open slice on the task's track */
 	uint32_t *cpu_task;	/* [cpu] task idx with an open CPU slice, or NONE */
 	uint32_t *irq_depth;	/* [cpu] */
@@ -70,7 +70,7 @@ static void json_sep(struct json *j)
 
 static void json_ts(struct json *j, uint64_t ts)
 {
-	uint64_t ns = hwt_muldiv(ts - j->t0, 1000000, j->cpm);
+	uint64_t ns = hwt_muldiv(ts - j->t0, j->num, j->den);
 	char frac[4] = { (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
 			 (char)('0' + ns % 10), 0 };
 
@@ -139,6 +139,7 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 		j->cpu_task[c] = JNONE;
 	j->t0 = hwt_model_t0(m);
 	j->cpm = hwt_conv_cpm(info);
+	hwt_conv_ns_per_tick(info, &j->num, &j->den);
 	hwt_conv_date(date, sizeof(date), info->creation_time, 'T');
 	ob_puts(&j->ob, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"hwtrace\",\"host\":");
 	hwt_name_sanitize(tmp, sizeof(tmp), info->hostname, 0, 0);

@@ -201,6 +201,7 @@ struct tb {
 	bool core_set;
 	bool scale;		/* ts = ticks * 1e6 / cpm, resolution 1 ns */
 	uint64_t cpm;
+	uint64_t num, den;	/* ns per tick, reduced */
 	uint64_t t0;
 	uint64_t last_ts;
 	uint32_t *cur_task;	/* [nr_cpus] task we switched in last, or NONE */
@@ -218,7 +219,7 @@ static uint64_t tb_ts(const struct tb *tb, uint64_t ticks)
 {
 	uint64_t rel = ticks >= tb->t0 ? ticks - tb->t0 : 0;
 
-	return tb->scale ? hwt_muldiv(rel, 1000000, tb->cpm) : rel;
+	return tb->scale ? hwt_muldiv(rel, tb->num, tb->den) : rel;
 }
 
 /* Metadata and core_id frames go out as they are. */
@@ -250,6 +251,8 @@ static int tb_header(void *ctx, struct hwt_conv_run *run)
 	tb->t0 = hwt_model_t0(m);
 	tb->cpm = hwt_conv_cpm(run->in->info);
 	hwt_conv_ns_per_tick(run->in->info, &num, &den);
+	tb->num = num;
+	tb->den = den;
 	tb->scale = den != 1;	/* ns per tick not an integer: count ns */
 	tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_TS_RESOLUTION_NS, .nr_u = 1,
 					 .u = { tb->scale ? 1 : num } });

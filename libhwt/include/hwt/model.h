@@ -121,7 +121,10 @@ struct hwt_mev {
 	uint32_t last_cpu;	/* TASK_RELEASE: core it last ran on */
 	int64_t value;
 	uint64_t value2;
-	/* Who executes on cpu: source of activations, markers, locks, runnables. */
+	/*
+	 * Who executes on cpu: the source of activations, markers, counters,
+	 * locks and runnables (HWT_ENT_NONE in other events).
+	 */
 	uint32_t ctx_kind;	/* HWT_ENT_TASK, HWT_ENT_ISR or HWT_ENT_NONE */
 	uint32_t ctx_id;
 	uint32_t ctx_inst;
