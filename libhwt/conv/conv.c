@@ -103,22 +103,35 @@ void hwt_obuf_free(struct hwt_obuf *o)
 	o->buf = NULL;
 }
 
+static const char dec2[] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Two digits per division: the hot path of BTF and ATF. */
 void ob_u64(struct hwt_obuf *o, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[20], *d;
+	int n = 20;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	char *d = ob_room(o, (size_t)n);
-
+	while (v >= 100) {
+		n -= 2;
+		memcpy(tmp + n, dec2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, dec2 + 2 * v, 2);
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	d = ob_room(o, (size_t)(20 - n));
 	if (!d)
 		return;
-	for (int i = 0; i < n; i++)
-		d[i] = tmp[n - 1 - i];
-	o->len += (size_t)n;
+	memcpy(d, tmp + n, (size_t)(20 - n));
+	o->len += (size_t)(20 - n);
 }
 
 void ob_s64(struct hwt_obuf *o, int64_t v)
