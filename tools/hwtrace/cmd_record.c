@@ -10,6 +10,10 @@
  *   stop     one STOP chunk read at the end: the first BUFSIZE of events
  *   cyclic   one CYC chunk read at the end: the last BUFSIZE of events
  *   chain    two chunks, JTN -> STOP, read at the end: 2 x BUFSIZE
+ *
+ * Backends: the module (/dev/hwtrace), or libhwt's BPF programs (no module:
+ * the same records in per-CPU rings of BPF maps; stream, stop and cyclic).
+ * auto takes the module when it is loaded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,11 +28,14 @@
 #include <unistd.h>
 
 #include "hwtrace.h"
+#ifdef HAVE_BPF
+#include <hwt/bpf.h>
+#endif
 
 static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
-"                      [-w MS] [-- COMMAND ARGS...]\n"
+"                      [-w MS] [--backend=module|bpf|auto] [-v] [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -45,17 +52,23 @@ static const char usage[] =
 "  -z           compress record blocks with zstd (S.Ha.R.K.'s COMPR)\n"
 "  -q           no live status line\n"
 "  -w MS        drain wait when all rings are empty (default 10)\n"
+"  --backend=B  module: /dev/hwtrace (hwtrace.ko); bpf: BPF programs, no module\n"
+"               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"
+"               cyclic); auto (default): the module if loaded, else bpf\n"
+"  -v           --verbose: libbpf's messages, the verifier's log included\n"
 "\n"
 "A final per-CPU summary, with lost event counts, goes to stderr.\n"
 "Exit status: 0, 1 error, 2 usage.\n";
 
 enum mode { MODE_STREAM, MODE_STOP, MODE_CYCLIC, MODE_CHAIN };
+enum backend { BACKEND_AUTO, BACKEND_MODULE, BACKEND_BPF };
 
 #define EMERGENCY_SIZE	4096	/* room for control records when full */
 #define MIN_BUFSIZE	4096
 
 struct rec {
 	struct hwt_dev *dev;
+	struct hwt_bpf *bpf;		/* the BPF backend instead of dev */
 	struct hwt_version ver;
 	enum mode mode;
 	int chunk[2];
@@ -70,6 +83,7 @@ struct rec {
 	uint64_t udp_refused;
 	uint64_t *cpu_records;
 	uint64_t total;
+	uint64_t missed;		/* bpf: events the kernel ran no program for */
 	int names_ok;
 	int err;
 };
@@ -117,12 +131,21 @@ static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
 }
 
 /* Name records from the module go into the file as they come. */
+static int read_names(struct rec *r, struct hwt_name *names, size_t n)
+{
+#ifdef HAVE_BPF
+	if (r->bpf)
+		return hwt_bpf_read_names(r->bpf, names, n);
+#endif
+	return hwt_dev_read_names(r->dev, names, n);
+}
+
 static void pump_names(struct rec *r)
 {
 	struct hwt_name names[64];
 	int n;
 
-	while (r->names_ok && (n = hwt_dev_read_names(r->dev, names, 64)) > 0) {
+	while (r->names_ok && (n = read_names(r, names, 64)) > 0) {
 		for (int i = 0; r->w && i < n; i++) {
 			names[i].name[HWT_NAME_LEN - 1] = '\0';
 			if (names[i].kind == HWT_NAME_TASK)
@@ -146,6 +169,18 @@ static void counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill
 	memset(lost, 0, r->ver.nr_cpus * sizeof(*lost));
 	memset(ow, 0, r->ver.nr_cpus * sizeof(*ow));
 	*fill_pct = 0;
+#ifdef HAVE_BPF
+	if (r->bpf) {
+		for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++) {
+			uint64_t pct = hwt_bpf_fill(r->bpf, cpu) * 100 / hwt_bpf_slots(r->bpf);
+
+			hwt_bpf_counters(r->bpf, cpu, &lost[cpu], &ow[cpu]);
+			if (pct > *fill_pct)
+				*fill_pct = pct;
+		}
+		return;
+	}
+#endif
 	for (size_t i = 0; i < hwt_consumer_nr_rings(r->cons); i++) {
 		struct hwt_ring *ring = hwt_consumer_ring(r->cons, i);
 		const struct hwt_ring_meta *m = hwt_ring_meta(ring);
@@ -280,6 +315,46 @@ static void teardown(struct rec *r)
 			hwt_dev_filter_set(r->dev, f, !!(r->old_filter & (1 << f)));
 }
 
+/* The backend's calls, one place each. */
+static int enable(struct rec *r)
+{
+#ifdef HAVE_BPF
+	if (r->bpf)
+		return hwt_bpf_start(r->bpf);
+#endif
+	return hwt_dev_enable(r->dev);
+}
+
+static int disable(struct rec *r)
+{
+#ifdef HAVE_BPF
+	if (r->bpf)
+		return hwt_bpf_stop(r->bpf);
+#endif
+	return hwt_dev_disable(r->dev);
+}
+
+static int64_t poll_rings(struct rec *r, int timeout_ms, uint32_t wait_ms,
+			  hwt_sink_fn_t fn)
+{
+#ifdef HAVE_BPF
+	if (r->bpf)
+		return hwt_bpf_poll(r->bpf, timeout_ms, wait_ms * 1000, fn, r);
+#endif
+	(void)wait_ms;
+	return hwt_consumer_poll(r->cons, timeout_ms, fn, r);
+}
+
+/* Tracing is off: everything the rings hold (STOP drained, CYC saved). */
+static int64_t consume_rings(struct rec *r, hwt_sink_fn_t fn)
+{
+#ifdef HAVE_BPF
+	if (r->bpf)
+		return hwt_bpf_consume(r->bpf, 0, fn, r);
+#endif
+	return hwt_consumer_consume(r->cons, 0, fn, r);
+}
+
 static void status_line(struct rec *r, double t0, uint64_t *last_total,
 			double *last_t, const uint64_t *lost, uint64_t fill)
 {
@@ -314,6 +389,9 @@ static void summary(struct rec *r, const char *out, const uint64_t *lost,
 	if (to)
 		fprintf(stderr, "%s: %" PRIu64 " older records overwritten (cyclic mode keeps the last %s)\n",
 			prog, to, "BUFSIZE");
+	if (r->missed)
+		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST, CPU unknown: the kernel did not run a BPF program nested in itself\n",
+			prog, r->missed);
 	if (r->udp_refused)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " UDP packets refused by the receiver\n",
 			prog, r->udp_refused);
@@ -330,6 +408,8 @@ int cmd_record(int argc, char **argv)
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -342,13 +422,14 @@ int cmd_record(int argc, char **argv)
 	uint64_t bufsize = 1 << 20, *lost = NULL, *ow = NULL, fill = 0, last_total = 0;
 	const char *out = "trace.hwt";
 	double duration = 0, t0, last_status, last_flush;
-	int quiet = 0, c, ret, rc = EXIT_ERR, gate = -1, bufsize_given = 0;
+	int quiet = 0, c, ret, rc = EXIT_ERR, gate = -1, bufsize_given = 0, verbose = 0;
+	enum backend backend = BACKEND_AUTO;
 	pid_t child = -1;
 	int child_status = 0;
 
 	if (want_help(argc, argv, usage))
 		return EXIT_OK;
-	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (parse_families(optarg, &families, stderr))
@@ -397,6 +478,21 @@ int cmd_record(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'B':
+			if (!strcmp(optarg, "module")) {
+				backend = BACKEND_MODULE;
+			} else if (!strcmp(optarg, "bpf")) {
+				backend = BACKEND_BPF;
+			} else if (!strcmp(optarg, "auto")) {
+				backend = BACKEND_AUTO;
+			} else {
+				errmsg("unknown backend '%s'; valid backends: module bpf auto", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			verbose = 1;
+			break;
 		default:
 			fputs(usage, stderr);
 			return EXIT_USAGE;
@@ -419,7 +515,42 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	r.dev = open_dev();
+	if (backend == BACKEND_AUTO) {
+		/* the module if it is loaded; any other failure is the module's to explain */
+		ret = hwt_dev_open(&r.dev, getenv("HWTRACE_DEV"));
+		if (!ret) {
+			backend = BACKEND_MODULE;
+			errmsg("backend: module (%s)", HWT_DEV_PATH);
+		} else if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV) {
+			backend = BACKEND_BPF;
+			errmsg("backend: bpf (the hwtrace module is not loaded)");
+		} else {
+			backend = BACKEND_MODULE;
+		}
+	}
+	if (backend == BACKEND_BPF) {
+		if (r.mode == MODE_CHAIN) {
+			errmsg("-m chain needs the module's linked chunks; with the bpf backend use -m stream, stop or cyclic");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		ret = rec_bpf_open(&r.bpf, families, bufsize,
+				   r.mode == MODE_CYCLIC ? HWT_CHUNK_CYC : HWT_CHUNK_STOP,
+				   verbose);
+		if (ret) {
+			rc = ret;
+			goto out;
+		}
+#ifdef HAVE_BPF
+		r.ver.nr_cpus = hwt_bpf_nr_cpus(r.bpf);
+#endif
+		r.ver.clock = HWT_CLOCK_MONO;
+		r.ver.cycles_per_msec = 1000000;	/* bpf_ktime_get_ns() */
+		goto allocate;
+	}
+
+	if (!r.dev)
+		r.dev = open_dev();
 	if (!r.dev)
 		goto out;
 	ret = hwt_dev_version(r.dev, &r.ver);
@@ -459,6 +590,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+allocate:
 	r.cpu_records = calloc(r.ver.nr_cpus, sizeof(*r.cpu_records));
 	lost = calloc(r.ver.nr_cpus, sizeof(*lost));
 	ow = calloc(r.ver.nr_cpus, sizeof(*ow));
@@ -467,20 +599,22 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	copts.wait_us = wait_ms * 1000;
-	ret = hwt_consumer_new(&r.cons, r.dev, &copts);
-	if (ret < 0) {
-		dev_error("consumer", ret);
-		goto out;
-	}
-	if (setup_chunks(&r, bufsize))
-		goto out;
-
-	r.old_filter = hwt_dev_filter_get(r.dev);
-	for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
-		ret = hwt_dev_filter_set(r.dev, f, !(families & (1u << f)));
+	if (r.dev) {
+		ret = hwt_consumer_new(&r.cons, r.dev, &copts);
 		if (ret < 0) {
-			dev_error("set filter", ret);
+			dev_error("consumer", ret);
 			goto out;
+		}
+		if (setup_chunks(&r, bufsize))
+			goto out;
+
+		r.old_filter = hwt_dev_filter_get(r.dev);
+		for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
+			ret = hwt_dev_filter_set(r.dev, f, !(families & (1u << f)));
+			if (ret < 0) {
+				dev_error("set filter", ret);
+				goto out;
+			}
 		}
 	}
 
@@ -492,6 +626,8 @@ int cmd_record(int argc, char **argv)
 	info.families = families;
 	info.chunk_mode = r.mode == MODE_CYCLIC ? HWT_CHUNK_CYC :
 			  r.mode == MODE_CHAIN ? HWT_CHUNK_JTN : HWT_CHUNK_STOP;
+	if (r.bpf)
+		snprintf(info.backend, sizeof(info.backend), "bpf");
 	if (r.udp < 0) {
 		ret = hwt_writer_open(&r.w, out, &info, &wopts);
 		if (ret < 0) {
@@ -508,7 +644,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	install_stop_handlers();
-	ret = hwt_dev_enable(r.dev);
+	ret = enable(&r);
 	if (ret < 0) {
 		dev_error("enable", ret);
 		goto out;
@@ -527,7 +663,7 @@ int cmd_record(int argc, char **argv)
 		double t;
 
 		if (r.mode == MODE_STREAM) {
-			int64_t n = hwt_consumer_poll(r.cons, 100, sink, &r);
+			int64_t n = poll_rings(&r, 100, wait_ms, sink);
 
 			if (n < 0 && n != -EINTR) {
 				r.err = (int)n;
@@ -569,12 +705,12 @@ int cmd_record(int argc, char **argv)
 		fputc('\n', stderr);
 
 	/* stop writers, then everything they left: STOP/JTN drained, CYC saved */
-	ret = hwt_dev_disable(r.dev);
+	ret = disable(&r);
 	if (ret < 0)
 		dev_error("disable", ret);
 	r.enabled = 0;
 	if (!r.err) {
-		int64_t n = hwt_consumer_consume(r.cons, 0, sink, &r);
+		int64_t n = consume_rings(&r, sink);
 
 		if (n < 0) {
 			r.err = (int)n;
@@ -586,8 +722,12 @@ int cmd_record(int argc, char **argv)
 	if (r.w) {
 		for (uint32_t cpu = 0; cpu < r.ver.nr_cpus; cpu++)
 			hwt_writer_set_lost(r.w, cpu, lost[cpu], ow[cpu]);
-		if (hwt_dev_version(r.dev, &r.ver) == 0)
+		if (r.dev && hwt_dev_version(r.dev, &r.ver) == 0)
 			hwt_writer_set_names_lost(r.w, r.ver.names_lost);
+#ifdef HAVE_BPF
+		if (r.bpf)
+			hwt_writer_set_names_lost(r.w, hwt_bpf_names_lost(r.bpf));
+#endif
 		ret = hwt_writer_close(r.w);
 		r.w = NULL;
 		if (ret < 0 && !r.err) {
@@ -595,6 +735,10 @@ int cmd_record(int argc, char **argv)
 			errmsg("%s: %s", out, strerror(-ret));
 		}
 	}
+#ifdef HAVE_BPF
+	if (r.bpf)
+		r.missed = hwt_bpf_missed(r.bpf);
+#endif
 	summary(&r, out, lost, ow, now() - t0);
 	if (child > 0) {
 		kill(child, SIGTERM);
@@ -619,6 +763,9 @@ out:
 	} else {
 		hwt_consumer_free(r.cons);
 	}
+#ifdef HAVE_BPF
+	hwt_bpf_close(r.bpf);
+#endif
 	if (r.udp >= 0)
 		close(r.udp);
 	free(r.cpu_records);

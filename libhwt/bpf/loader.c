@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The BPF backend's userspace half: load hwt.bpf.c (embedded by a bpftool
+ * skeleton), size and map its per-CPU rings, attach what the kernel has and
+ * the caller wants, start and stop each CPU, drain the rings with libhwt's
+ * ring protocol and collect names.  include/hwt/bpf.h is the API.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <hwt/bpf.h>
+#include "internal.h"
+#include "hwt.skel.h"
+
+#define NAMES	HWT_NR_FAMILIES		/* not a family: name records */
+#define ALWAYS	(HWT_NR_FAMILIES + 1)	/* fork/exec: events and names */
+
+/* kmod/probes.c's table, program by program. */
+static const struct prog_desc {
+	const char *prog;
+	const char *tp;
+	unsigned int family;
+} progs[] = {
+	{ "hwt_sched_switch", "sched_switch", HWT_FAM_TASK },
+	{ "hwt_sched_wakeup", "sched_wakeup", HWT_FAM_TASK },
+	{ "hwt_sched_wakeup_new", "sched_wakeup_new", HWT_FAM_TASK },
+	{ "hwt_sched_process_fork", "sched_process_fork", ALWAYS },
+	{ "hwt_sched_process_exit", "sched_process_exit", HWT_FAM_TASK },
+	{ "hwt_sched_process_exec", "sched_process_exec", ALWAYS },
+	{ "hwt_sched_migrate_task", "sched_migrate_task", HWT_FAM_TASK },
+	{ "hwt_task_rename", "task_rename", NAMES },
+	{ "hwt_sched_pi_setprio", "sched_pi_setprio", HWT_FAM_PRIORITY },
+	{ "hwt_irq_handler_entry", "irq_handler_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_irq_handler_exit", "irq_handler_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_softirq_entry", "softirq_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_softirq_exit", "softirq_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_softirq_raise", "softirq_raise", HWT_FAM_INTERRUPT },
+	{ "hwt_local_timer_entry", "local_timer_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_local_timer_exit", "local_timer_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_reschedule_entry", "reschedule_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_reschedule_exit", "reschedule_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_call_function_entry", "call_function_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_call_function_exit", "call_function_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_call_function_single_entry", "call_function_single_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_call_function_single_exit", "call_function_single_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_irq_work_entry", "irq_work_entry", HWT_FAM_INTERRUPT },
+	{ "hwt_irq_work_exit", "irq_work_exit", HWT_FAM_INTERRUPT },
+	{ "hwt_timer_start", "timer_start", HWT_FAM_TIMER },
+	{ "hwt_timer_cancel", "timer_cancel", HWT_FAM_TIMER },
+	{ "hwt_timer_expire_entry", "timer_expire_entry", HWT_FAM_TIMER },
+	{ "hwt_timer_expire_exit", "timer_expire_exit", HWT_FAM_TIMER },
+	{ "hwt_hrtimer_start", "hrtimer_start", HWT_FAM_TIMER },
+	{ "hwt_hrtimer_cancel", "hrtimer_cancel", HWT_FAM_TIMER },
+	{ "hwt_hrtimer_expire_entry", "hrtimer_expire_entry", HWT_FAM_TIMER },
+	{ "hwt_hrtimer_expire_exit", "hrtimer_expire_exit", HWT_FAM_TIMER },
+	{ "hwt_contention_begin", "contention_begin", HWT_FAM_MUTEX },
+	{ "hwt_contention_end", "contention_end", HWT_FAM_MUTEX },
+	{ "hwt_signal_generate", "signal_generate", HWT_FAM_SIGNAL },
+	{ "hwt_signal_deliver", "signal_deliver", HWT_FAM_SIGNAL },
+	{ "hwt_cpu_idle", "cpu_idle", HWT_FAM_CPU },
+	{ "hwt_cpu_frequency", "cpu_frequency", HWT_FAM_CPU },
+};
+
+#define NR_PROGS	ARRAY_SIZE(progs)
+
+struct hwt_bpf {
+	struct hwt_bpf_skel *skel;
+	struct bpf_link *links[NR_PROGS];
+	struct ring_buffer *names_rb;
+	uint32_t nr_cpus, nr_slots, normal_slots, mode;
+	unsigned int nr_attached, nr_missing;
+	struct hwt_ring_meta *meta;		/* [nr_cpus] */
+	const struct hwt_event *ring;		/* [nr_cpus * nr_slots] */
+	struct hwt_bpf_cpu *cpus;		/* [nr_cpus] */
+	size_t meta_len, ring_len, cpus_len;
+	bool started;
+	/* names from the ring buffer and the task iterator, until read */
+	struct hwt_name *names;
+	size_t nr_names, cap_names, names_head;
+	int names_err;
+};
+
+/* hwt.bpf.c's per-CPU writer state and constants, as the programs see them */
+#include "hwt_bpf_shared.h"
+
+/* --- libbpf's messages --------------------------------------------------- */
+
+static int log_verbose;
+static char log_first[256];		/* first warning since the last reset */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (log_verbose && level != LIBBPF_DEBUG)
+		return vfprintf(stderr, fmt, ap);
+	if (log_verbose > 1)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_WARN && !log_first[0]) {
+		size_t n;
+
+		vsnprintf(log_first, sizeof(log_first), fmt, ap);
+		n = strlen(log_first);
+		while (n && (log_first[n - 1] == '\n' || log_first[n - 1] == ' '))
+			log_first[--n] = '\0';
+	}
+	return 0;
+}
+
+/* "libbpf: prog 'NAME': ..." -> NAME */
+static void prog_from_log(char *prog, size_t size)
+{
+	const char *p = strstr(log_first, "prog '");
+	const char *e;
+
+	if (!p)
+		return;
+	p += 6;
+	e = strchr(p, '\'');
+	if (e && (size_t)(e - p) < size) {
+		memcpy(prog, p, (size_t)(e - p));
+		prog[e - p] = '\0';
+	}
+}
+
+/* --- checks before any bpf() call ---------------------------------------- */
+
+unsigned int hwt_bpf_missing_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	unsigned int missing = 0;
+	uint64_t eff;
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;	/* cannot tell: let the kernel decide */
+	eff = (uint64_t)data[1].effective << 32 | data[0].effective;
+#define HAS(cap)	(eff & (1ull << (cap)))
+	/* CAP_BPF and CAP_PERFMON exist since 5.8; CAP_SYS_ADMIN covers both */
+	if (!HAS(39) && !HAS(CAP_SYS_ADMIN))
+		missing |= HWT_BPF_CAP_BPF;
+	if (!HAS(38) && !HAS(CAP_SYS_ADMIN))
+		missing |= HWT_BPF_CAP_PERFMON;
+#undef HAS
+	return missing;
+}
+
+/* Does the running kernel have tracepoint tp (its btf_trace_ typedef)? */
+static bool have_tracepoint(const struct btf *vmlinux, const char *tp)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* sched_switch passes prev_state since 5.18: five parameters with __data. */
+static bool switch_has_prev_state(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch",
+					BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		return true;
+	t = btf__type_by_id(vmlinux, (uint32_t)id);
+	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;	/* pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(vmlinux, t->type) : NULL;
+	if (!t || !btf_is_func_proto(t))
+		return true;
+	return btf_vlen(t) >= 5;
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+static int push_name(struct hwt_bpf *b, const struct hwt_name *n)
+{
+	if (b->nr_names == b->cap_names) {
+		size_t cap = b->cap_names ? 2 * b->cap_names : 1024;
+		struct hwt_name *p;
+
+		/* compact what was read before growing */
+		if (b->names_head) {
+			memmove(b->names, b->names + b->names_head,
+				(b->nr_names - b->names_head) * sizeof(*p));
+			b->nr_names -= b->names_head;
+			b->names_head = 0;
+		}
+		if (b->nr_names == b->cap_names) {
+			p = realloc(b->names, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			b->names = p;
+			b->cap_names = cap;
+		}
+	}
+	b->names[b->nr_names] = *n;
+	b->names[b->nr_names].name[HWT_NAME_LEN - 1] = '\0';
+	b->nr_names++;
+	return 0;
+}
+
+static int on_name(void *ctx, void *data, size_t size)
+{
+	struct hwt_bpf *b = ctx;
+
+	if (size < sizeof(struct hwt_name))
+		return 0;
+	if (push_name(b, data))
+		b->names_err = -ENOMEM;
+	return 0;
+}
+
+#define PID_LIMIT	(1u << 22)	/* PID_MAX_LIMIT */
+
+/* comm of /proc/PID/task/TID into name (NUL-padded); 0 or -errno */
+static int read_comm(const char *pid, const char *tid, char *name, size_t size)
+{
+	char path[600];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(name, 0, size);
+	n = read(fd, name, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	if (name[n - 1] == '\n')
+		name[n - 1] = '\0';
+	return 0;
+}
+
+/*
+ * The threads /proc shows that the iterator did not visit (some kernels'
+ * iter/task skips threads of some processes).  seen: a PID_LIMIT bitmap.
+ */
+static int snapshot_proc(struct hwt_bpf *b, const uint8_t *seen)
+{
+	DIR *proc = opendir("/proc"), *tasks;
+	struct dirent *p, *t;
+	char path[600];
+	int err = 0;
+
+	if (!proc)
+		return 0;	/* no /proc: the iterator's names are all we have */
+	while (!err && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* gone meanwhile */
+		while (!err && (t = readdir(tasks))) {
+			struct hwt_name n = { .kind = HWT_NAME_TASK };
+			unsigned long tid = strtoul(t->d_name, NULL, 10);
+
+			if (!tid || tid >= PID_LIMIT || seen[tid / 8] & (1u << (tid % 8)))
+				continue;
+			if (read_comm(p->d_name, t->d_name, n.name, sizeof(n.name)))
+				continue;
+			n.id = (uint32_t)tid;
+			n.tgid = (uint32_t)strtoul(p->d_name, NULL, 10);
+			err = push_name(b, &n);
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+	return err;
+}
+
+/* Every task alive now: the task iterator, then what only /proc shows. */
+static int snapshot_tasks(struct hwt_bpf *b)
+{
+	struct bpf_link *link;
+	struct hwt_name buf[64];
+	uint8_t *seen;
+	ssize_t got;
+	size_t have = 0, first = b->nr_names;
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(b->skel->progs.hwt_task_names, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* read() may end mid-record: keep the partial one for the next read */
+	while ((got = read(fd, (char *)buf + have, sizeof(buf) - have)) > 0) {
+		size_t n;
+
+		have += (size_t)got;
+		n = have / sizeof(buf[0]);
+		for (size_t i = 0; i < n && !err; i++)
+			err = push_name(b, &buf[i]);
+		have -= n * sizeof(buf[0]);
+		memmove(buf, (char *)buf + n * sizeof(buf[0]), have);
+		if (err)
+			break;
+	}
+	if (got < 0 && !err)
+		err = -errno;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	if (err)
+		return err;
+	seen = calloc(PID_LIMIT / 8, 1);
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = first; i < b->nr_names; i++)
+		if (b->names[i].id < PID_LIMIT)
+			seen[b->names[i].id / 8] |= (uint8_t)(1u << (b->names[i].id % 8));
+	err = snapshot_proc(b, seen);
+	free(seen);
+	return err;
+}
+
+int hwt_bpf_read_names(struct hwt_bpf *b, struct hwt_name *names, size_t n)
+{
+	size_t k;
+	int ret;
+
+	ret = ring_buffer__consume(b->names_rb);
+	if (ret < 0)
+		return hwt_err(ret);
+	if (b->names_err)
+		return hwt_err(b->names_err);
+	k = min(n, b->nr_names - b->names_head);
+	memcpy(names, b->names + b->names_head, k * sizeof(*names));
+	b->names_head += k;
+	if (b->names_head == b->nr_names)
+		b->names_head = b->nr_names = 0;
+	return (int)k;
+}
+
+/* --- open, start, stop, close -------------------------------------------- */
+
+static void *map_map(struct bpf_map *map, size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, bpf_map__fd(map), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) / pg * pg;
+}
+
+static int fail(struct hwt_bpf_error *e, enum hwt_bpf_stage stage, int err)
+{
+	if (e) {
+		e->stage = stage;
+		snprintf(e->msg, sizeof(e->msg), "%s", log_first);
+		if (!e->prog[0])
+			prog_from_log(e->prog, sizeof(e->prog));
+	}
+	return hwt_err(err);
+}
+
+int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
+		 struct hwt_bpf_error *e)
+{
+	const char *btf_path = HWT_OPT(opts, btf_path, NULL);
+	uint32_t families = HWT_OPT(opts, families, 0);
+	uint64_t bufsize = HWT_OPT(opts, bufsize, 0);
+	struct hwt_bpf_error dummy;
+	struct btf *vmlinux = NULL;
+	struct hwt_bpf *b = NULL;
+	struct hwt_bpf_skel *s;
+	uint64_t key[2];
+	int err;
+
+	*out = NULL;
+	if (!e)
+		e = &dummy;
+	memset(e, 0, sizeof(*e));
+	log_first[0] = '\0';
+	log_verbose = HWT_OPT(opts, verbose, 0);
+	libbpf_set_print(libbpf_print);
+
+	if (!btf_path)
+		btf_path = HWT_BPF_BTF_PATH;
+	if (access(btf_path, R_OK))
+		return fail(e, HWT_BPF_STAGE_BTF, -ENOENT);
+	e->missing_caps = hwt_bpf_missing_caps();
+	if (e->missing_caps)
+		return fail(e, HWT_BPF_STAGE_PERM, -EPERM);
+
+	if (!families)
+		families = (1u << HWT_NR_FAMILIES) - 1;
+	if (!bufsize)
+		bufsize = HWT_BPF_DEFAULT_BUFSIZE;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return fail(e, HWT_BPF_STAGE_SETUP, -ENOMEM);
+	b->mode = HWT_OPT(opts, mode, HWT_CHUNK_STOP);
+	err = libbpf_num_possible_cpus();
+	if (err <= 0) {
+		err = err ? err : -EINVAL;
+		goto setup_err;
+	}
+	b->nr_cpus = (uint32_t)err;
+	b->normal_slots = (uint32_t)min(bufsize / HWT_EVENT_SIZE, (uint64_t)UINT32_MAX);
+	if ((b->mode != HWT_CHUNK_STOP && b->mode != HWT_CHUNK_CYC) ||
+	    bufsize % HWT_EVENT_SIZE || b->normal_slots < 2 ||
+	    (uint64_t)b->normal_slots + HWT_BPF_EMERGENCY_SLOTS >
+	    UINT32_MAX / b->nr_cpus) {
+		err = -EINVAL;
+		goto setup_err;
+	}
+	b->nr_slots = b->normal_slots + HWT_BPF_EMERGENCY_SLOTS;
+	if (getrandom(key, sizeof(key), 0) != sizeof(key)) {
+		err = -errno;
+		goto setup_err;
+	}
+
+	s = b->skel = hwt_bpf_skel__open();
+	if (!s) {
+		err = -errno;
+		goto setup_err;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		err = -errno;
+		hwt_bpf_close(b);
+		return fail(e, HWT_BPF_STAGE_BTF, err);
+	}
+	s->rodata->nr_slots = b->nr_slots;
+	s->rodata->normal_slots = b->normal_slots;
+	s->rodata->cyc = b->mode == HWT_CHUNK_CYC;
+	s->rodata->key0 = key[0];
+	s->rodata->key1 = key[1];
+	s->rodata->switch_has_prev_state = switch_has_prev_state(vmlinux);
+	s->bss->hwt_filter_mask = ~families & 0xFFFF;
+	bpf_map__set_max_entries(s->maps.hwt_meta, b->nr_cpus);
+	bpf_map__set_max_entries(s->maps.hwt_cpus, b->nr_cpus);
+	bpf_map__set_max_entries(s->maps.hwt_ring, b->nr_cpus * b->nr_slots);
+
+	/* load only what this kernel has and the caller wants */
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		struct bpf_program *p;
+		bool want = progs[i].family >= NAMES ||
+			    (families & (1u << progs[i].family));
+
+		p = bpf_object__find_program_by_name(s->obj, progs[i].prog);
+		if (!p) {
+			err = -ENOENT;
+			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
+			btf__free(vmlinux);
+			hwt_bpf_close(b);
+			return fail(e, HWT_BPF_STAGE_LOAD, err);
+		}
+		if (want && !have_tracepoint(vmlinux, progs[i].tp)) {
+			pr_info("bpf: no tracepoint %s on this kernel\n", progs[i].tp);
+			b->nr_missing++;
+			want = false;
+		}
+		bpf_program__set_autoload(p, want);
+	}
+	btf__free(vmlinux);
+
+	err = hwt_bpf_skel__load(s);
+	if (err) {
+		hwt_bpf_close(b);
+		/* a capability check we could not see (LSM, sysctl) */
+		if (err == -EPERM)
+			return fail(e, HWT_BPF_STAGE_PERM, err);
+		return fail(e, HWT_BPF_STAGE_LOAD, err);
+	}
+
+	b->meta_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_ring_meta));
+	b->cpus_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_bpf_cpu));
+	b->ring_len = page_round((size_t)b->nr_cpus * b->nr_slots * HWT_EVENT_SIZE);
+	b->meta = map_map(s->maps.hwt_meta, b->meta_len, PROT_READ | PROT_WRITE);
+	b->cpus = map_map(s->maps.hwt_cpus, b->cpus_len, PROT_READ | PROT_WRITE);
+	b->ring = map_map(s->maps.hwt_ring, b->ring_len, PROT_READ);
+	if (!b->meta || !b->cpus || !b->ring) {
+		err = -errno;
+		hwt_bpf_close(b);
+		return fail(e, HWT_BPF_STAGE_MAP, err);
+	}
+	for (uint32_t c = 0; c < b->nr_cpus; c++) {
+		struct hwt_ring_meta *m = &b->meta[c];
+
+		m->version = HWT_ABI_MAJOR;
+		m->meta_size = sizeof(*m);
+		m->cpu = c;
+		m->nr_slots = b->nr_slots;
+		m->normal_slots = b->normal_slots;
+		m->flags = b->mode;
+		m->clock = HWT_BPF_CLOCK;
+		m->cycles_per_msec = HWT_BPF_NS_PER_MSEC;
+	}
+	b->names_rb = ring_buffer__new(bpf_map__fd(s->maps.hwt_names), on_name, b, NULL);
+	if (!b->names_rb) {
+		err = -errno;
+		hwt_bpf_close(b);
+		return fail(e, HWT_BPF_STAGE_MAP, err);
+	}
+
+	/* events stay off (per-CPU) until hwt_bpf_start(): attach them all now */
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(s->obj,
+									 progs[i].prog);
+
+		if (!bpf_program__autoload(p))
+			continue;
+		b->links[i] = bpf_program__attach(p);
+		if (!b->links[i]) {
+			err = -errno;
+			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
+			hwt_bpf_close(b);
+			return fail(e, HWT_BPF_STAGE_ATTACH, err);
+		}
+		b->nr_attached++;
+	}
+	*out = b;
+	return 0;
+
+setup_err:
+	hwt_bpf_close(b);
+	return fail(e, HWT_BPF_STAGE_SETUP, err);
+}
+
+/* Run hwt_cpu_ctl on cpu: an IPI, as the module's on_each_cpu(). */
+static int cpu_ctl(struct hwt_bpf *b, uint32_t cpu, uint64_t cmd)
+{
+	uint64_t args[1] = { cmd };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.ctx_in = args,
+		.ctx_size_in = sizeof(args),
+		.flags = BPF_F_TEST_RUN_ON_CPU,
+		.cpu = cpu,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.hwt_cpu_ctl), &o);
+	if (err)
+		return -errno;
+	return o.retval ? -EIO : 0;
+}
+
+int hwt_bpf_start(struct hwt_bpf *b)
+{
+	int err;
+
+	if (b->started)
+		return hwt_err(-EBUSY);
+	/* fork, exec and rename are attached: no task can slip by unnamed */
+	err = snapshot_tasks(b);
+	if (err)
+		return hwt_err(err);
+	memset(b->skel->bss->irq_named, 0, sizeof(b->skel->bss->irq_named));
+	b->started = true;
+	for (uint32_t c = 0; c < b->nr_cpus; c++) {
+		err = cpu_ctl(b, c, HWT_BPF_CTL_START);
+		/* offline CPUs start writing when they come back */
+		if (err == -ENXIO)
+			__atomic_store_n(&b->cpus[c].on, 1, __ATOMIC_RELEASE);
+		else if (err)
+			return hwt_err(err);
+	}
+	return 0;
+}
+
+int hwt_bpf_stop(struct hwt_bpf *b)
+{
+	int err, ret = 0;
+
+	if (!b->started)
+		return 0;
+	b->started = false;
+	for (uint32_t c = 0; c < b->nr_cpus; c++) {
+		err = cpu_ctl(b, c, HWT_BPF_CTL_STOP);
+		if (err == -ENXIO)
+			__atomic_store_n(&b->cpus[c].on, 0, __ATOMIC_RELEASE);
+		else if (err && !ret)
+			ret = err;
+	}
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		bpf_link__destroy(b->links[i]);
+		b->links[i] = NULL;
+	}
+	/*
+	 * A writer interrupted by the stop IPI may still commit a record it
+	 * reserved before: wait (a little) until no CPU has one in flight.
+	 */
+	for (int tries = 0; tries < 1000; tries++) {
+		bool busy = false;
+		struct timespec ts = { .tv_nsec = 1000000 };
+
+		for (uint32_t c = 0; c < b->nr_cpus; c++)
+			busy |= __atomic_load_n(&b->cpus[c].nest, __ATOMIC_ACQUIRE) != 0;
+		if (!busy)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return ret ? hwt_err(ret) : 0;
+}
+
+void hwt_bpf_close(struct hwt_bpf *b)
+{
+	if (!b)
+		return;
+	if (b->started)
+		hwt_bpf_stop(b);
+	for (size_t i = 0; i < NR_PROGS; i++)
+		bpf_link__destroy(b->links[i]);
+	ring_buffer__free(b->names_rb);
+	if (b->meta)
+		munmap(b->meta, b->meta_len);
+	if (b->cpus)
+		munmap(b->cpus, b->cpus_len);
+	if (b->ring)
+		munmap((void *)b->ring, b->ring_len);
+	hwt_bpf_skel__destroy(b->skel);
+	free(b->names);
+	free(b);
+}
+
+/* --- draining ------------------------------------------------------------- */
+
+uint32_t hwt_bpf_nr_cpus(const struct hwt_bpf *b)
+{
+	return b->nr_cpus;
+}
+
+uint32_t hwt_bpf_slots(const struct hwt_bpf *b)
+{
+	return b->nr_slots;
+}
+
+unsigned int hwt_bpf_nr_attached(const struct hwt_bpf *b)
+{
+	return b->nr_attached;
+}
+
+unsigned int hwt_bpf_nr_missing(const struct hwt_bpf *b)
+{
+	return b->nr_missing;
+}
+
+int64_t hwt_bpf_consume(struct hwt_bpf *b, unsigned int flags,
+			hwt_sink_fn_t sink, void *ctx)
+{
+	int64_t total = 0, n;
+
+	for (uint32_t c = 0; c < b->nr_cpus; c++) {
+		const struct hwt_event *data = b->ring + (size_t)c * b->nr_slots;
+
+		if (b->mode == HWT_CHUNK_CYC)
+			n = hwt_ring_snapshot_mem(&b->meta[c], data, b->nr_slots,
+						  flags, sink, ctx);
+		else
+			n = hwt_ring_drain_mem(&b->meta[c], data, b->nr_slots,
+					       sink, ctx);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t hwt_bpf_poll(struct hwt_bpf *b, int timeout_ms, uint32_t wait_us,
+		     hwt_sink_fn_t sink, void *ctx)
+{
+	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
+	struct timespec ts;
+
+	if (!wait_us)
+		wait_us = 10000;
+	ts.tv_sec = wait_us / 1000000;
+	ts.tv_nsec = (long)(wait_us % 1000000) * 1000;
+	if (b->mode == HWT_CHUNK_CYC)
+		return hwt_err(-EINVAL);
+	for (;;) {
+		int64_t n = hwt_bpf_consume(b, 0, sink, ctx);
+
+		if (n)
+			return n;
+		if (now_ms() >= deadline)
+			return 0;
+		if (nanosleep(&ts, NULL))
+			return hwt_err(-errno);
+	}
+}
+
+int hwt_bpf_counters(const struct hwt_bpf *b, uint32_t cpu, uint64_t *lost,
+		     uint64_t *overwritten)
+{
+	if (cpu >= b->nr_cpus)
+		return hwt_err(-EINVAL);
+	*lost = __atomic_load_n(&b->meta[cpu].lost, __ATOMIC_RELAXED);
+	*overwritten = __atomic_load_n(&b->meta[cpu].overwritten, __ATOMIC_RELAXED);
+	return 0;
+}
+
+uint64_t hwt_bpf_fill(const struct hwt_bpf *b, uint32_t cpu)
+{
+	const struct hwt_ring_meta *m = &b->meta[cpu];
+	uint64_t span = 2 * (uint64_t)b->nr_slots, head, tail;
+
+	if (b->mode == HWT_CHUNK_CYC)
+		return min(__atomic_load_n(&m->written, __ATOMIC_RELAXED),
+			   (uint64_t)b->nr_slots);
+	head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&m->data_tail, __ATOMIC_RELAXED);
+	if (head >= span || tail >= span)
+		return b->nr_slots;
+	return head >= tail ? head - tail : head + span - tail;
+}
+
+uint64_t hwt_bpf_names_lost(const struct hwt_bpf *b)
+{
+	return __atomic_load_n(&b->skel->bss->hwt_names_lost, __ATOMIC_RELAXED);
+}
+
+uint64_t hwt_bpf_missed(const struct hwt_bpf *b)
+{
+	uint64_t missed = 0;
+
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(b->skel->obj,
+									 progs[i].prog);
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		if (!p || bpf_program__fd(p) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtrace record --backend=bpf: open libhwt's BPF backend and explain what
+ * went wrong in words a user can act on (no BTF, which capability is
+ * missing, which program the verifier rejected and how to see why).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwtrace.h"
+
+#ifdef HAVE_BPF
+#include <hwt/bpf.h>
+
+int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
+		 uint32_t mode, int verbose)
+{
+	const char *env = getenv("HWT_BPF_VERBOSE");
+	struct hwt_bpf_opts o = {
+		.sz = sizeof(o),
+		.families = families,
+		.bufsize = bufsize,
+		.mode = mode,
+		.verbose = verbose,
+		/* tests point this elsewhere to see the no-BTF error */
+		.btf_path = getenv("HWTRACE_BTF"),
+	};
+	struct hwt_bpf_error e;
+	int ret;
+
+	if (env && *env)
+		o.verbose = atoi(env) > 1 ? 2 : 1;
+	ret = hwt_bpf_open(out, &o, &e);
+	if (!ret) {
+		if (hwt_bpf_nr_missing(*out))
+			errmsg("note: %u tracepoint%s of the chosen families not on this kernel (--verbose lists them)",
+			       hwt_bpf_nr_missing(*out), hwt_bpf_nr_missing(*out) == 1 ? " is" : "s are");
+		return 0;
+	}
+	switch (e.stage) {
+	case HWT_BPF_STAGE_BTF:
+		errmsg("BPF backend: the kernel has no BTF (%s missing): it needs CONFIG_DEBUG_INFO_BTF=y.\n"
+		       "  Use the module instead:  sudo insmod kmod/hwtrace.ko  and --backend=module",
+		       o.btf_path ? o.btf_path : HWT_BPF_BTF_PATH);
+		break;
+	case HWT_BPF_STAGE_PERM:
+		if (e.missing_caps)
+			errmsg("BPF backend: permission denied: loading tracing programs needs CAP_BPF and CAP_PERFMON; missing:%s%s.\n"
+			       "  Run as root, or grant them:  sudo setcap cap_bpf,cap_perfmon+ep hwtrace",
+			       e.missing_caps & HWT_BPF_CAP_BPF ? " CAP_BPF" : "",
+			       e.missing_caps & HWT_BPF_CAP_PERFMON ? " CAP_PERFMON" : "");
+		else
+			errmsg("BPF backend: permission denied by the kernel although CAP_BPF and CAP_PERFMON are held\n"
+			       "  (a security module or kernel.unprivileged_bpf_disabled?): %s",
+			       e.msg[0] ? e.msg : strerror(-ret));
+		break;
+	case HWT_BPF_STAGE_LOAD:
+		errmsg("BPF backend: the kernel refused program %s: %s.%s",
+		       e.prog[0] ? e.prog : "(unknown)", strerror(-ret),
+		       o.verbose ? "" : "\n  Run with --verbose (or HWT_BPF_VERBOSE=1) for the verifier's log");
+		break;
+	case HWT_BPF_STAGE_ATTACH:
+		errmsg("BPF backend: attaching %s: %s", e.prog[0] ? e.prog : "a program",
+		       strerror(-ret));
+		break;
+	case HWT_BPF_STAGE_SETUP:
+		if (ret == -EINVAL) {
+			errmsg("BPF backend: buffer size %llu refused", (unsigned long long)bufsize);
+			return EXIT_USAGE;
+		}
+		errmsg("BPF backend: %s", strerror(-ret));
+		break;
+	default:
+		errmsg("BPF backend: %s%s%s", strerror(-ret), e.msg[0] ? ": " : "", e.msg);
+		break;
+	}
+	return EXIT_ERR;
+}
+#else
+int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
+		 uint32_t mode, int verbose)
+{
+	(void)families;
+	(void)bufsize;
+	(void)mode;
+	(void)verbose;
+	*out = NULL;
+	errmsg("this hwtrace was built without the BPF backend (it needs libbpf-dev, bpftool and clang at build time)");
+	return EXIT_ERR;
+}
+#endif
