@@ -53,13 +53,16 @@ check-vm-smp4: vm-payload
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
 # make bench: timings, never part of make check.  Results: bench/results/.
-bench-payload: module
+bench-payload: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers W=1 modules
 	rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -static -Iinclude/uapi \
 		-o $(BUILD)/bench/write_path bench/write_path.c
-	cp kmod/hwtrace.ko bench/kmod/hwt_bench.ko $(BUILD)/bench/
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -static \
+		-o $(BUILD)/bench/rusage bench/rusage.c
+	cp kmod/hwtrace.ko bench/kmod/hwt_bench.ko tools/hwtrace/build/hwtrace \
+		$(BUILD)/bench/
 	cp bench/vm-bench.sh $(BUILD)/bench/run.sh
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/bench.cpio.gz -p $(BUILD)/bench \
 		$(foreach b,$(VM_BINS),-b $(b))
@@ -70,6 +73,7 @@ bench: bench-payload
 	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 --quiet \
 		--cpu max,+invtsc --append tsc=reliable \
 		--log $(BUILD)/bench.log -i $(BUILD)/bench.cpio.gz
+	bash bench/host-convert.sh bench/results
 	bash bench/report.sh $(BUILD)/bench.log bench/results
 
 # The embedded default: hackbench recorded in the VM, converted to every

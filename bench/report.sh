@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Turn the "hwt_bench:" lines of a benchmark VM log into bench/results/:
-# write-path.csv (every measurement) and write-path.md (median and spread
-# per buffer, and the ratio of each median to ring_buffer's).
+# Turn the "hwt_bench:" lines of a benchmark log into bench/results/:
+# a CSV per step and results.md with medians, spreads and ratios.
 #
 # usage: bench/report.sh LOG OUTDIR
 set -euo pipefail
@@ -11,43 +10,92 @@ set -euo pipefail
 log=$1
 outdir=$2
 mkdir -p "$outdir"
-kernel=$(sed -n 's/.*HWT-VM-START kernel=\([^ ]*\) cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
+kernel=$(sed -n 's/.*HWT-VM-START kernel=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
 cpus=$(sed -n 's/.*HWT-VM-START kernel=[^ ]* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
 
+# key=value lines of one step, as CSV with a header from the first line
+csv() {
+	grep -o "hwt_bench: $1 .*" "$log" | sed "s/^hwt_bench: $1 //" | awk '
+		NR == 1 { for (i = 1; i <= NF; i++) { split($i, kv, "="); h = h (i > 1 ? "," : "") kv[1] }
+			  print h }
+		{ l = ""; for (i = 1; i <= NF; i++) { split($i, kv, "="); l = l (i > 1 ? "," : "") kv[2] }
+		  print l }'
+}
+
 # "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent"
-echo "round,cpu,buffer,ns_per_event,cycles_per_event" >"$outdir/write-path.csv"
-sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent.*/\1 \2 \3 \4 \5/p' "$log" |
-	awk '{ printf "%s,%s,%s,%.3f,%.3f\n", $1, $2, $3, $4 / 1000, $5 / 1000 }' >>"$outdir/write-path.csv"
+{
+	echo "round,cpu,buffer,ns_per_event,cycles_per_event"
+	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent.*/\1 \2 \3 \4 \5/p' "$log" |
+		awk '{ printf "%s,%s,%s,%.3f,%.3f\n", $1, $2, $3, $4 / 1000, $5 / 1000 }'
+} >"$outdir/write-path.csv"
+csv e2e >"$outdir/e2e.csv"
+csv load >"$outdir/load.csv"
+csv convert >"$outdir/convert.csv"
+
+# median and spread of column COL for rows whose column KEY is VAL
+stats() {
+	awk -F, -v key="$2" -v val="$3" -v col="$4" 'NR > 1 && $key == val { v[++n] = $col }
+		END {
+			if (!n) { print "- - -"; exit }
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			print m, v[1], v[n]
+		}' "$1"
+}
 
 {
-	echo "# Write path: one 16-byte record"
+	echo "# hwtrace benchmarks"
 	echo
-	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG, $(date -u +%Y-%m-%d)."
-	echo "TCG distorts absolute numbers; the ratios to ring_buffer, measured in"
-	echo "the same boot on the same CPUs with the same memory, are the figures"
-	echo "that count. Median and spread (min-max) over every round and CPU."
+	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (invariant TSC trusted), $(date -u +%Y-%m-%d)."
+	echo "TCG distorts absolute numbers: the ratios between tracers measured in"
+	echo "the same boot are the figures that count. Medians with min-max spread."
 	echo
-	echo "| buffer | median ns/event | min | max | median cycles/event | ratio to ring_buffer |"
-	echo "| --- | --- | --- | --- | --- | --- |"
-	tail -n +2 "$outdir/write-path.csv" | awk -F, '
-		{ n[$3]++; ns[$3, n[$3]] = $4; cy[$3, n[$3]] = $5 }
-		function median(a, b, k,   i, j, t, v) {
-			for (i = 1; i <= k; i++) v[i] = a[b, i]
-			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			lo = v[1]; hi = v[k]
-			return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-		}
-		END {
-			base = median(ns, "ring_buffer", n["ring_buffer"])
-			split("hwtrace ring_buffer relay", order, " ")
-			for (o = 1; o <= 3; o++) {
-				b = order[o]
-				if (!n[b]) continue
-				m = median(ns, b, n[b]); l = lo; h = hi
-				c = median(cy, b, n[b])
-				printf "| %s | %.1f | %.1f | %.1f | %.1f | %.2fx |\n", b, m, l, h, c, m / base
-			}
-		}'
-} >"$outdir/write-path.md"
-cat "$outdir/write-path.md"
+	echo "## 1. Write path: one 16-byte record, same memory per CPU"
+	echo
+	echo "| buffer | ns/event (median) | min | max | ratio to ring_buffer |"
+	echo "| --- | --- | --- | --- | --- |"
+	read -r base _ _ < <(stats "$outdir/write-path.csv" 3 ring_buffer 4)
+	for b in hwtrace ring_buffer relay; do
+		read -r m lo hi < <(stats "$outdir/write-path.csv" 3 "$b" 4)
+		awk -v b="$b" -v m="$m" -v lo="$lo" -v hi="$hi" -v base="$base" \
+			'BEGIN { printf "| %s | %.1f | %.1f | %.1f | %.2fx |\n", b, m, lo, hi, m / base }'
+	done
+	echo
+	echo "## 2. hackbench end to end (task + irq families, same memory per CPU)"
+	echo
+	echo "| tracer | time s (median) | min | max | overhead vs none | events (median) | lost (max) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	read -r none _ _ < <(stats "$outdir/e2e.csv" 1 none 3)
+	for t in none hwtrace trace-cmd; do
+		read -r m lo hi < <(stats "$outdir/e2e.csv" 1 "$t" 3)
+		read -r ev _ _ < <(stats "$outdir/e2e.csv" 1 "$t" 4)
+		read -r _ _ lost < <(stats "$outdir/e2e.csv" 1 "$t" 5)
+		awk -v t="$t" -v m="$m" -v lo="$lo" -v hi="$hi" -v none="$none" -v ev="$ev" -v lost="$lost" \
+			'BEGIN { printf "| %s | %.3f | %.3f | %.3f | %+.1f%% | %d | %d |\n", t, m, lo, hi, (m / none - 1) * 100, ev, lost }'
+	done
+	echo
+	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
+	echo
+	echo "| tracer | groups | events | lost | events/s offered |"
+	echo "| --- | --- | --- | --- | --- |"
+	tail -n +2 "$outdir/load.csv" | awk -F, '{ r = $3 > 0 ? ($4 + $5) / $3 : 0;
+		printf "| %s | %s | %d | %d | %.0f |\n", $1, $2, $4, $5, r }'
+	echo
+	echo "## 4. Conversion of the hackbench trace, against trace-cmd report"
+	echo
+	echo "| tool | events | wall s | events/s | peak RSS KiB |"
+	echo "| --- | --- | --- | --- | --- |"
+	tail -n +2 "$outdir/convert.csv" | awk -F, '{ printf "| %s | %d | %.3f | %.0f | %d |\n",
+		$1, $2, $3, ($3 > 0 ? $2 / $3 : 0), $6 }'
+	if [ -s "$outdir/host-convert.csv" ]; then
+		echo
+		echo "## 5. Host: converters on a synthetic trace (one core, no VM)"
+		echo
+		echo "| format | events | wall s | user s | events/s (wall) | peak RSS KiB |"
+		echo "| --- | --- | --- | --- | --- | --- |"
+		tail -n +2 "$outdir/host-convert.csv" | awk -F, '{ printf "| %s | %d | %.3f | %.3f | %.0f | %d |\n",
+			$1, $2, $3, $4, ($3 > 0 ? $2 / $3 : 0), $6 }'
+	fi
+} >"$outdir/results.md"
+cat "$outdir/results.md"

@@ -1,20 +1,103 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# /hwt/run.sh of the benchmark VM (make bench).  Results are kernel log and
-# stdout lines starting "hwt_bench:", collected on the host by report.sh.
-# The TAP lines only say whether each step ran.
+# shellcheck disable=SC2046,SC2086 # result triples and commands split on purpose
+#
+# /hwt/run.sh of the benchmark VM (make bench).  Every result is a line
+# starting "hwt_bench:" (on stdout, or in the kernel log for the write path);
+# bench/report.sh turns them into tables.  The TAP lines only say whether
+# each step ran.
 
 events=${HWT_BENCH_EVENTS:-200000}
 rounds=${HWT_BENCH_ROUNDS:-5}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
+runs=3
+hb="hackbench -g 1 -l 100"
+
+# the tracepoints of hwtrace's task and irq families, for trace-cmd
+tc_events="-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new
+ -e sched:sched_process_fork -e sched:sched_process_exit -e sched:sched_process_exec
+ -e sched:sched_migrate_task -e irq:irq_handler_entry -e irq:irq_handler_exit
+ -e irq:softirq_entry -e irq:softirq_exit -e irq:softirq_raise
+ -e irq_vectors:local_timer_entry -e irq_vectors:local_timer_exit
+ -e irq_vectors:reschedule_entry -e irq_vectors:reschedule_exit
+ -e irq_vectors:call_function_entry -e irq_vectors:call_function_exit
+ -e irq_vectors:call_function_single_entry -e irq_vectors:call_function_single_exit
+ -e irq_vectors:irq_work_entry -e irq_vectors:irq_work_exit"
+
+n=0
+step() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
+}
+
+hb_time() {
+	sed -n 's/^Time: *\([0-9.]*\).*/\1/p' "$1" | tail -n 1
+}
+
+# hwtrace FILE BUF_KB ARGS...: record ARGS; prints "TIME EVENTS LOST"
+run_hwtrace() {
+	out=$1
+	kb=$2
+	shift 2
+	/hwt/hwtrace record -q -f task,irq -b "${kb}k" -o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
+	ev=$(/hwt/hwtrace stats "$out" | sed -n 's/^records: *\([0-9]*\).*/\1/p')
+	lost=$(/hwt/hwtrace stats "$out" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
+	echo "$(hb_time /tmp/hw.out) ${ev:-0} ${lost:-0}"
+}
+
+# trace-cmd FILE BUF_KB ARGS...: same; lost from its "CPU N: X events lost"
+run_tracecmd() {
+	out=$1
+	kb=$2
+	shift 2
+	# shellcheck disable=SC2086 # the event list is meant to split
+	trace-cmd record -b "$kb" -o "$out" $tc_events "$@" >/tmp/tc.out 2>&1
+	ev=$(trace-cmd report -i "$out" 2>/dev/null | grep -c ': [a-z_]*: ')
+	lost=$(sed -n 's/^CPU [0-9]*: \([0-9]*\) events lost.*/\1/p' /tmp/tc.out |
+		awk '{ s += $1 } END { print s + 0 }')
+	echo "$(hb_time /tmp/tc.out) ${ev:-0} ${lost:-0}"
+}
 
 echo "TAP version 13"
-echo "1..1"
+echo "1..5"
 insmod /hwt/hwtrace.ko || { echo "not ok 1 insmod hwtrace.ko"; exit 1; }
-if /hwt/write_path /hwt/hwt_bench.ko "$events" "$mem_kb" "$rounds"; then
-	echo "ok 1 write path: hwtrace, ring_buffer, relay"
-else
-	echo "not ok 1 write path"
-fi
+
+# 1. write path, in the kernel
+/hwt/write_path /hwt/hwt_bench.ko "$events" "$mem_kb" "$rounds"
+step $? "write path: hwtrace, ring_buffer, relay"
 dmesg | grep 'hwt_bench: ' | sed 's/^\[[ 0-9.]*\] //'
+
+# 2. hackbench: no tracer, hwtrace, trace-cmd; the same memory per CPU
+ok=0
+for run in $(seq 1 $runs); do
+	$hb >/tmp/none.out 2>&1 || ok=1
+	echo "hwt_bench: e2e tracer=none run=$run time=$(hb_time /tmp/none.out) events=0 lost=0"
+	set -- $(run_hwtrace /tmp/e2e.hwt "$mem_kb" $hb)
+	echo "hwt_bench: e2e tracer=hwtrace run=$run time=$1 events=$2 lost=$3"
+	set -- $(run_tracecmd /tmp/e2e.dat "$mem_kb" $hb)
+	echo "hwt_bench: e2e tracer=trace-cmd run=$run time=$1 events=$2 lost=$3"
+done
+step $ok "hackbench under no tracer, hwtrace and trace-cmd"
+
+# 3. loss under load: small buffers, more and more hackbench groups
+for g in 1 2 4 8; do
+	set -- $(run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
+	echo "hwt_bench: load tracer=hwtrace groups=$g time=$1 events=$2 lost=$3"
+	set -- $(run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
+	echo "hwt_bench: load tracer=trace-cmd groups=$g time=$1 events=$2 lost=$3"
+done
+step 0 "loss under load"
+
+# 4. conversion of the last hackbench recordings, against trace-cmd report
+ev=$(/hwt/hwtrace stats /tmp/e2e.hwt | sed -n 's/^records: *\([0-9]*\).*/\1/p')
+ok=0
+for fmt in htf atf btf tband shark json; do
+	/hwt/rusage /hwt/hwtrace convert -O $fmt -o /dev/null /tmp/e2e.hwt 2>/tmp/ru || ok=1
+	echo "hwt_bench: convert tool=hwtrace-$fmt events=$ev $(grep rusage: /tmp/ru | cut -d' ' -f2-)"
+done
+ev=$(trace-cmd report -i /tmp/e2e.dat 2>/dev/null | grep -c ': [a-z_]*: ')
+/hwt/rusage sh -c 'trace-cmd report -i /tmp/e2e.dat >/dev/null 2>&1' 2>/tmp/ru || ok=1
+echo "hwt_bench: convert tool=trace-cmd-report events=$ev $(grep rusage: /tmp/ru | cut -d' ' -f2-)"
+step $ok "conversion against trace-cmd report"
+step 0 "done"

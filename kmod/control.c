@@ -4,6 +4,8 @@
  * records, and the slow path of a full ring (JTN jumps and loss counting).
  */
 #include <linux/export.h>
+#include <linux/irq_work.h>
+#include <linux/wait.h>
 #include <linux/smp.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
@@ -14,8 +16,52 @@
 /* The chunk each CPU writes to; NULL while tracing is disabled. */
 DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
 u16 hwt_filter_mask;		/* bit n set: family n is not logged */
-bool hwt_enabled;		/* under hwt_lock */
+bool hwt_enabled;		/* written under hwt_lock */
 DEFINE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
+
+DECLARE_WAIT_QUEUE_HEAD(hwt_wait);
+
+static void wake_consumers(struct irq_work *work)
+{
+	wake_up_all(&hwt_wait);
+}
+
+static struct irq_work hwt_wakeup_work = IRQ_WORK_INIT(wake_consumers);
+
+/* Module exit: no wakeup may still be queued. */
+void hwt_control_exit(void)
+{
+	irq_work_sync(&hwt_wakeup_work);
+}
+
+/* Any context, NMI included: the wakeup itself runs from the irq_work. */
+void hwt_wakeup(void)
+{
+	irq_work_queue(&hwt_wakeup_work);
+}
+
+/*
+ * poll() readiness: a ring at its watermark, names piling up, or tracing
+ * off (the consumer drains what is left and stops).
+ */
+bool hwt_ready(void)
+{
+	int id, cpu;
+
+	if (!READ_ONCE(hwt_enabled) || hwt_names_ready())
+		return true;
+	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
+		struct hwt_chunk *c = hwt_chunks[id];
+
+		if (!c)
+			continue;
+		for_each_possible_cpu(cpu)
+			if (hwt_ring_fill(c, &c->rings[cpu]) >= c->rings[cpu].watermark &&
+			    HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_CYC)
+				return true;
+	}
+	return false;
+}
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 {
@@ -146,6 +192,8 @@ void hwt_disable(void)
 	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
+	irq_work_sync(&hwt_wakeup_work);
+	wake_up_all(&hwt_wait);
 }
 
 static void log_filter(void *info)

@@ -8,6 +8,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "hwt.h"
@@ -123,6 +124,18 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 	return hwt_names_read(buf, count);
 }
 
+/* Readable when a ring reaches its watermark (see hwt_ready()). */
+static __poll_t hwt_poll(struct file *file, poll_table *wait)
+{
+	bool ready;
+
+	poll_wait(file, &hwt_wait, wait);
+	mutex_lock(&hwt_lock);
+	ready = hwt_ready();
+	mutex_unlock(&hwt_lock);
+	return ready ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
 static void hwt_vma_open(struct vm_area_struct *vma)
 {
 	struct hwt_chunk *c = vma->vm_private_data;
@@ -196,6 +209,7 @@ out:
 static const struct file_operations hwt_fops = {
 	.owner = THIS_MODULE,
 	.read = hwt_read,
+	.poll = hwt_poll,
 	.unlocked_ioctl = hwt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = hwt_mmap,

@@ -31,6 +31,7 @@ struct hwt_ring {
 	struct hwt_event *data;		/* vmalloc_user, nr_slots records */
 	u32 nr_slots;			/* capacity, emergency area included */
 	u32 normal_slots;		/* capacity for ordinary events */
+	u32 watermark;			/* fill that wakes poll(): half of normal */
 	u64 data_size;			/* bytes of data, page aligned */
 
 	/* writer state, owning CPU only */
@@ -97,6 +98,10 @@ bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
 void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 		   u16 par1, u32 par2, bool ctl);
 int hwt_log_user(const struct hwt_log *arg);
+void hwt_wakeup(void);
+void hwt_control_exit(void);
+bool hwt_ready(void);
+extern struct wait_queue_head hwt_wait;
 
 /* probes.c: tracepoints -> hwt_record() */
 int hwt_probes_init(void);
@@ -112,6 +117,7 @@ void hwt_names_snapshot(void);
 void hwt_name_task(struct task_struct *p, const char *comm);
 void hwt_name_irq(int irq, const char *name);
 u64 hwt_names_lost(void);
+bool hwt_names_ready(void);
 ssize_t hwt_names_read(char __user *buf, size_t count);
 
 /* dev.c */

@@ -80,6 +80,7 @@ static void __exit hwt_exit(void)
 	hwt_disable();
 	hwt_chunk_free_all();
 	mutex_unlock(&hwt_lock);
+	hwt_control_exit();
 	hwt_names_exit();
 }
 

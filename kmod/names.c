@@ -34,6 +34,8 @@ static void push(u32 kind, u32 id, u32 tgid, const char *name)
 	if (head - tail == NAMES_MAX) {
 		names_lost++;
 	} else {
+		if (head - tail == NAMES_MAX / 2)
+			hwt_wakeup();
 		n = &queue[head++ % NAMES_MAX];
 		n->kind = kind;
 		n->id = id;
@@ -71,6 +73,11 @@ void hwt_names_snapshot(void)
 	for_each_process_thread(g, p)
 		hwt_name_task(p, NULL);
 	rcu_read_unlock();
+}
+
+bool hwt_names_ready(void)
+{
+	return READ_ONCE(head) - READ_ONCE(tail) >= NAMES_MAX / 2;
 }
 
 u64 hwt_names_lost(void)

@@ -17,7 +17,9 @@
  *
  * Commit follows perf: only the outermost writer publishes data_head (after
  * smp_wmb(), so the records are visible first), then re-checks that no
- * nested writer reserved meanwhile.  Userspace reads data_head with acquire
+ * nested writer reserved meanwhile.  The record that fills a STOP/JTN ring
+ * to its watermark queues an irq_work that wakes poll(): the write path
+ * itself never wakes anyone.  Userspace reads data_head with acquire
  * and stores data_tail with release; the kernel reads data_tail with acquire
  * before it overwrites a slot.
  */
@@ -62,7 +64,7 @@ static __always_inline int hwt_ring_write(struct hwt_ring *r, bool cyc,
 					  unsigned long limit, u16 code,
 					  u16 par1, u32 par2)
 {
-	unsigned long head, next;
+	unsigned long head, next, used = 0;
 	struct hwt_event *ev;
 	u64 ts;
 	int ret = 0;
@@ -70,9 +72,12 @@ static __always_inline int hwt_ring_write(struct hwt_ring *r, bool cyc,
 	local_inc(&r->nest);
 	do {
 		head = local_read(&r->head);
-		if (!cyc && hwt_ring_used(r, head) >= limit) {
-			ret = -ENOSPC;
-			goto commit;
+		if (!cyc) {
+			used = hwt_ring_used(r, head);
+			if (used >= limit) {
+				ret = -ENOSPC;
+				goto commit;
+			}
 		}
 		next = head + 1;
 		if (next == 2UL * r->nr_slots)
@@ -90,6 +95,9 @@ static __always_inline int hwt_ring_write(struct hwt_ring *r, bool cyc,
 		local_inc(&r->overwritten);
 	else if (!cyc)
 		local_inc(&r->written);
+	/* the consumer sleeps in poll() until a ring is half full */
+	if (unlikely(!cyc && used + 1 == r->watermark))
+		hwt_wakeup();
 
 commit:
 	for (;;) {

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Consumer: every CPU ring of one or more chunks, drained in one pass, and a
- * wait for more when all are empty.
+ * wait for more in between.
  *
- * /dev/hwtrace has no poll() yet, so waiting is a timed sleep (wait_us,
- * 10 ms by default: at 16 bytes a record a CPU would need to log over
- * 6 M events/s to fill a 1 MiB ring in that time).  hwt_consumer_poll() is
- * shaped like ring_buffer__poll() so that an epoll-based wait can replace
- * the sleep without changing callers.
+ * The wait is poll(2) on /dev/hwtrace, which the kernel wakes (from an
+ * irq_work) when a ring reaches half its capacity; wait_us (10 ms by
+ * default) caps the sleep so that a quiet trace is still written out
+ * steadily.  The consumer sleeps before every drain, even when there is
+ * data: one that never sleeps looks like a CPU hog to the scheduler, which
+ * starves it under load until its rings overflow.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -125,38 +127,21 @@ int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
 	return consume(c, flags, 1, sink, ctx);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* CYC rings are skipped: a snapshot of them would repeat what it gave. */
 int64_t hwt_consumer_poll(struct hwt_consumer *c, int timeout_ms,
 			  hwt_sink_fn_t sink, void *ctx)
 {
-	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
-	struct timespec ts = {
-		.tv_sec = c->wait_us / 1000000,
-		.tv_nsec = (long)(c->wait_us % 1000000) * 1000,
-	};
+	struct pollfd pfd = { .fd = hwt_dev_fd(c->dev), .events = POLLIN };
+	int wait_ms = (int)(c->wait_us / 1000) ?: 1;
 
-	for (;;) {
-		int64_t n = consume(c, 0, 0, sink, ctx);
-
-		if (n)
-			return n;
-		if (now_ms() >= deadline)
-			return 0;
-		if (nanosleep(&ts, NULL))
-			return hwt_err(-errno);
-	}
+	if (timeout_ms >= 0 && timeout_ms < wait_ms)
+		wait_ms = timeout_ms;
+	if (poll(&pfd, 1, wait_ms) < 0)
+		return hwt_err(-errno);
+	return consume(c, 0, 0, sink, ctx);
 }
 
 int hwt_consumer_epoll_fd(const struct hwt_consumer *c)
 {
-	(void)c;
-	return hwt_err(-EOPNOTSUPP);
+	return hwt_dev_fd(c->dev);
 }

@@ -6,6 +6,7 @@
  * user events carrying a sequence number in par2.
  */
 #include "hwt_test.h"
+#include <poll.h>
 #include <stdio.h>
 #include "kselftest_harness.h"
 
@@ -331,6 +332,58 @@ TEST_F(rec, filters)
 	EXPECT_EQ(1, f_off);
 	EXPECT_EQ(0, m.meta->lost);
 	hwt_unmap(&m);
+}
+
+struct poller {
+	int fd, ret;
+	short revents;
+};
+
+static void *poll_thread(void *arg)
+{
+	struct poller *p = arg;
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+	p->ret = poll(&pfd, 1, 60000);
+	p->revents = pfd.revents;
+	return NULL;
+}
+
+/* poll() sleeps until a ring is half full, and is ready once tracing stops. */
+TEST_F(rec, poll_wakes_at_watermark)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct poller p = { .fd = self->fd };
+	struct hwt_map m = { 0 };
+	pthread_t t;
+	int id;
+
+	ASSERT_EQ(0, hwt_pin(0));
+	/* 64 slots: the watermark is 32; the start records take 3 */
+	id = hwt_create(self->fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(0, poll(&pfd, 1, 50));
+	for (int i = 0; i < 32 - START_RECS - 1; i++) {
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
+	}
+	EXPECT_EQ(0, poll(&pfd, 1, 50));
+
+	/* a poller blocked now is woken by the record that reaches 32 */
+	ASSERT_EQ(0, pthread_create(&t, NULL, poll_thread, &p));
+	usleep(100000);
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 99));
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, p.ret);
+	EXPECT_TRUE(p.revents & POLLIN);
+
+	/* draining below the watermark makes it sleep again */
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	hwt_drain(&m, self->buf, 1 << 16);
+	hwt_unmap(&m);
+	EXPECT_EQ(0, poll(&pfd, 1, 50));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
 }
 
 TEST_HARNESS_MAIN

@@ -118,7 +118,7 @@ enum hwt_event_code {
 	HWT_EV_STI			= 0x34,	/* -, - */
 	HWT_EV_IDLE_ENTER		= 0x44,	/* state, - (Linux) */
 	HWT_EV_IDLE_EXIT		= 0x54,	/* -, - (Linux) */
-	HWT_EV_FREQUENCY		= 0x64,	/* -, kHz (Linux) */
+	HWT_EV_FREQUENCY		= 0x64,	/* cpu, kHz (Linux) */
 
 	/* priority */
 	HWT_EV_SET_PRIORITY		= 0x05,	/* prio, pid */

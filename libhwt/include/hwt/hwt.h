@@ -254,7 +254,7 @@ struct hwt_consumer;
 
 struct hwt_consumer_opts {
 	size_t sz;			/* sizeof(struct hwt_consumer_opts) */
-	uint32_t wait_us;		/* sleep when all rings are empty; 0: 10000 */
+	uint32_t wait_us;		/* longest sleep between drains; 0: 10000 */
 };
 
 int hwt_consumer_new(struct hwt_consumer **out, struct hwt_dev *d,
@@ -271,15 +271,14 @@ struct hwt_ring *hwt_consumer_ring(const struct hwt_consumer *c, size_t i);
 int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
 			     hwt_sink_fn_t sink, void *ctx);
 /*
- * Drain the STOP/JTN rings; if nothing came, wait up to timeout_ms (-1:
- * forever) for records, checking every wait_us.  CYC rings are left to
- * hwt_consumer_consume().  Returns records passed on (0: timed out), or
- * -EINTR when a signal interrupted the wait.  The device has no poll yet:
- * this sleeps; once it has, the same call will block in epoll instead.
+ * Sleep in poll(2) until a ring is half full, wait_us passes or timeout_ms
+ * passes (-1: no limit but wait_us), then drain the STOP/JTN rings.  CYC
+ * rings are left to hwt_consumer_consume().  Returns records passed on
+ * (0: none came), or -EINTR when a signal interrupted the wait.
  */
 int64_t hwt_consumer_poll(struct hwt_consumer *c, int timeout_ms,
 			  hwt_sink_fn_t sink, void *ctx);
-/* A file descriptor to wait on, or -EOPNOTSUPP while the device has no poll. */
+/* The file descriptor hwt_consumer_poll() waits on, for the caller's epoll. */
 int hwt_consumer_epoll_fd(const struct hwt_consumer *c);
 
 /* --- S.Ha.R.K.'s UDP format ------------------------------------------------ */
