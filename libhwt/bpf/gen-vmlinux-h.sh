@@ -5,7 +5,7 @@
 # The programs use CO-RE, so any recent kernel's BTF will do; they are
 # relocated to the running kernel's at load time.  Source, first found:
 #   $VMLINUX_BTF                a file with BTF (vmlinux ELF or raw BTF)
-#   /sys/kernel/btf/vmlinux     the build host's kernel
+#   /sys/kernel/btf/vmlinux     the build host's kernel ($SYSFS_BTF overrides)
 #   the test VM's kernel image  (scripts/vm-kernel.sh), its BTF extracted
 #
 # usage: gen-vmlinux-h.sh > vmlinux.h
@@ -21,14 +21,14 @@ command -v "$bpftool" >/dev/null || {
 src=${VMLINUX_BTF-}
 tmp=
 trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
-if [ -z "$src" ] && [ -r /sys/kernel/btf/vmlinux ]; then
-	src=/sys/kernel/btf/vmlinux
+if [ -z "$src" ] && [ -r "${SYSFS_BTF:-/sys/kernel/btf/vmlinux}" ]; then
+	src=${SYSFS_BTF:-/sys/kernel/btf/vmlinux}
 fi
 if [ -z "$src" ]; then
 	img=$(bash "$here/../../scripts/vm-kernel.sh")
 	tmp=$(mktemp -d)
 	# a bzImage holds the compressed vmlinux ELF: find the xz stream
-	off=$(grep -abo -m 1 -P '\xfd7zXZ\x00' "$img" | cut -d: -f1 || true)
+	off=$(LC_ALL=C grep -abo -m 1 -P '\xfd7zXZ\x00' "$img" | cut -d: -f1 || true)
 	[ -n "$off" ] || { echo "gen-vmlinux-h.sh: $img: no xz payload" >&2; exit 1; }
 	# xz complains about the bytes after the stream; the ELF is whole
 	tail -c +$((off + 1)) "$img" | xz -dc >"$tmp/vmlinux" 2>/dev/null || true
