@@ -88,7 +88,7 @@ struct hwt_bpf {
 	const struct hwt_event *ring;		/* [nr_cpus * nr_slots] */
 	struct hwt_bpf_cpu *cpus;		/* [nr_cpus] */
 	size_t meta_len, ring_len, cpus_len;
-	bool started;
+	bool started, stopped;		/* one start and one stop per open */
 	/* names from the ring buffer and the task iterator, until read */
 	struct hwt_name *names;
 	size_t nr_names, cap_names, names_head;
@@ -572,6 +572,8 @@ int hwt_bpf_start(struct hwt_bpf *b)
 
 	if (b->started)
 		return hwt_err(-EBUSY);
+	if (b->stopped)
+		return hwt_err(-EINVAL);	/* the programs are detached */
 	/* fork, exec and rename are attached: no task can slip by unnamed */
 	err = snapshot_tasks(b);
 	if (err)
@@ -596,6 +598,7 @@ int hwt_bpf_stop(struct hwt_bpf *b)
 	if (!b->started)
 		return 0;
 	b->started = false;
+	b->stopped = true;
 	for (uint32_t c = 0; c < b->nr_cpus; c++) {
 		err = cpu_ctl(b, c, HWT_BPF_CTL_STOP);
 		if (err == -ENXIO)

@@ -81,6 +81,7 @@ uint32_t hwt_bpf_slots(const struct hwt_bpf *b);
 unsigned int hwt_bpf_nr_attached(const struct hwt_bpf *b);
 unsigned int hwt_bpf_nr_missing(const struct hwt_bpf *b);
 
+/* Once each per open: a stopped backend cannot start again (-EINVAL). */
 int hwt_bpf_start(struct hwt_bpf *b);
 int hwt_bpf_stop(struct hwt_bpf *b);
 
