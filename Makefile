@@ -49,7 +49,7 @@ check-vm-smp2: vm-payload
 
 check-vm-smp4: vm-payload
 	bash scripts/vm/run.sh --smp 4 --mem 1024 --timeout 1500 \
-		--append hwt.tests=record_test,probes_test,concurrency_test \
+		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
 # make bench: timings, never part of make check.  Results: bench/results/.

@@ -67,7 +67,7 @@ stats() {
 	echo "| tracer | time s (median) | min | max | overhead vs none | events (median) | lost (max) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	read -r none _ _ < <(stats "$outdir/e2e.csv" 1 none 3)
-	for t in none hwtrace trace-cmd; do
+	for t in none hwtrace hwtrace-bpf trace-cmd; do
 		read -r m lo hi < <(stats "$outdir/e2e.csv" 1 "$t" 3)
 		read -r ev _ _ < <(stats "$outdir/e2e.csv" 1 "$t" 4)
 		read -r _ _ lost < <(stats "$outdir/e2e.csv" 1 "$t" 5)

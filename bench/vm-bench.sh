@@ -36,11 +36,13 @@ hb_time() {
 }
 
 # hwtrace FILE BUF_KB ARGS...: record ARGS; prints "TIME EVENTS LOST"
+# (HWT_BACKEND=bpf: the libbpf backend instead of the module)
 run_hwtrace() {
 	out=$1
 	kb=$2
 	shift 2
-	/hwt/hwtrace record -q -f task,irq -b "${kb}k" -o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
+	/hwt/hwtrace record --backend="${HWT_BACKEND:-module}" -q -f task,irq -b "${kb}k" \
+		-o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
 	ev=$(/hwt/hwtrace stats "$out" | sed -n 's/^records: *\([0-9]*\).*/\1/p')
 	lost=$(/hwt/hwtrace stats "$out" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
 	echo "$(hb_time /tmp/hw.out) ${ev:-0} ${lost:-0}"
@@ -75,10 +77,12 @@ for run in $(seq 1 $runs); do
 	echo "hwt_bench: e2e tracer=none run=$run time=$(hb_time /tmp/none.out) events=0 lost=0"
 	set -- $(run_hwtrace /tmp/e2e.hwt "$mem_kb" $hb)
 	echo "hwt_bench: e2e tracer=hwtrace run=$run time=$1 events=$2 lost=$3"
+	set -- $(HWT_BACKEND=bpf run_hwtrace /tmp/e2e-bpf.hwt "$mem_kb" $hb)
+	echo "hwt_bench: e2e tracer=hwtrace-bpf run=$run time=$1 events=$2 lost=$3"
 	set -- $(run_tracecmd /tmp/e2e.dat "$mem_kb" $hb)
 	echo "hwt_bench: e2e tracer=trace-cmd run=$run time=$1 events=$2 lost=$3"
 done
-step $ok "hackbench under no tracer, hwtrace and trace-cmd"
+step $ok "hackbench under no tracer, hwtrace (module, bpf) and trace-cmd"
 
 # 3. loss under load: small buffers, more and more hackbench groups
 for g in 1 2 4 8; do
