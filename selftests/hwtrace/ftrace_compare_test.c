@@ -6,9 +6,10 @@
  *
  * Events of hackbench's own tasks happen entirely inside both recording
  * windows, so their counts must agree exactly.  IRQ and softirq events are
- * compared inside hwtrace's window; an event right at an edge may be
- * stamped on either side of it by the two tracers, so each kind may differ
- * by at most EDGE_SLACK per CPU.
+ * compared inside each CPU's hwtrace window (its trace_start to its
+ * trace_stop); an event right at an edge may be stamped on either side of
+ * it by the two tracers, so each kind may differ by at most EDGE_SLACK per
+ * CPU.
  */
 #include "hwt_test.h"
 #include <signal.h>
@@ -137,8 +138,8 @@ static uint32_t field(const char *line, const char *key)
  * "comm-pid [cpu] secs.nanos: event: fields", from trace-cmd report -N -t
  * (-N: no plugins, so sched events print their fields as name=value).
  */
-static int ftrace_counts(struct recorder *r, uint64_t t0, uint64_t t1,
-			 long counts[K_NR])
+static int ftrace_counts(struct recorder *r, const uint64_t *t0,
+			 const uint64_t *t1, long counts[K_NR])
 {
 	char line[1024];
 	FILE *f = popen("trace-cmd report -N -t -i " FTRACE_DAT " 2>/dev/null", "r");
@@ -146,12 +147,14 @@ static int ftrace_counts(struct recorder *r, uint64_t t0, uint64_t t1,
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long secs, nanos;
-		char *ev = strstr(line, "]");
+		unsigned long secs, nanos, cpu;
+		char *ev = strstr(line, "] ");
+		char *c = strstr(line, " [");
 		uint64_t ts;
 		uint32_t pid;
 
-		if (!ev || sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
+		if (!ev || !c || sscanf(c + 2, "%lu]", &cpu) != 1 || cpu >= MAX_CPUS ||
+		    sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
 			continue;
 		ts = secs * 1000000000ull + nanos;
 		ev = strchr(ev, ':');
@@ -175,7 +178,7 @@ static int ftrace_counts(struct recorder *r, uint64_t t0, uint64_t t1,
 		} else if (!strncmp(ev, "sched_process_exit:", 19)) {
 			pid = field(ev, " pid=");
 			counts[K_EXIT] += pid < MAX_PIDS && r->hackbench[pid];
-		} else if (ts >= t0 && ts <= t1) {
+		} else if (ts >= t0[cpu] && ts <= t1[cpu]) {
 			counts[K_IRQ_ENTRY] += !strncmp(ev, "irq_handler_entry:", 18);
 			counts[K_IRQ_EXIT] += !strncmp(ev, "irq_handler_exit:", 17);
 			counts[K_SOFTIRQ_ENTRY] += !strncmp(ev, "softirq_entry:", 14);
@@ -185,24 +188,21 @@ static int ftrace_counts(struct recorder *r, uint64_t t0, uint64_t t1,
 	return pclose(f) == 0 ? 0 : -EIO;
 }
 
+/* Counts per kind, and each CPU's window: its trace_start to trace_stop. */
 static void hwt_counts(struct recorder *r, long counts[K_NR], uint64_t *t0,
 		       uint64_t *t1)
 {
-	*t0 = UINT64_MAX;
-	*t1 = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct hwt_event *e = &r->recs[i];
-		uint64_t ts = hwt_event_tsc(e);
 		uint32_t pid = e->par2 & HWT_PID_MASK;
 
-		if (e->code == HWT_EV_TRACE_START || e->code == HWT_EV_TRACE_STOP ||
-		    HWT_FAMILY(e->code) == HWT_FAM_GENERAL)
-			continue;
-		if (ts < *t0)
-			*t0 = ts;
-		if (ts > *t1)
-			*t1 = ts;
 		switch (e->code) {
+		case HWT_EV_TRACE_START:
+			t0[r->cpu_of[i]] = hwt_event_tsc(e);
+			break;
+		case HWT_EV_TRACE_STOP:
+			t1[r->cpu_of[i]] = hwt_event_tsc(e);
+			break;
 		case HWT_EV_TASK_SCHEDULE:
 			counts[K_SWITCH_PREV] += r->hackbench[hwt_switch_prev(e)];
 			counts[K_SWITCH_NEXT] += r->hackbench[hwt_switch_next(e)];
@@ -283,7 +283,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 	struct recorder *r;
 	pthread_t drainer;
 	pid_t tc, hb;
-	uint64_t t0, t1, lost = 0, unnamed = 0;
+	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, lost = 0, unnamed = 0;
 	int status;
 
 	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
@@ -344,7 +344,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 	EXPECT_EQ(0, lost);
 	ASSERT_GT(MAX_RECS, r->n);
 	EXPECT_EQ(0, unpaired_switches(r));
-	hwt_counts(r, got, &t0, &t1);
+	hwt_counts(r, got, t0, t1);
 	ASSERT_EQ(0, ftrace_counts(r, t0, t1, want));
 
 	for (int k = 0; k < K_NR; k++) {
