@@ -31,7 +31,7 @@ struct hwt_ring {
 	struct hwt_event *data;		/* vmalloc_user, nr_slots records */
 	u32 nr_slots;			/* capacity, emergency area included */
 	u32 normal_slots;		/* capacity for ordinary events */
-	u32 watermark;			/* fill that wakes poll(): half of normal */
+	u32 watermark;			/* fill that wakes poll(): normal / 4 */
 	u64 data_size;			/* bytes of data, page aligned */
 
 	/* writer state, owning CPU only */

@@ -14,7 +14,8 @@ int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu)
 
 	r->nr_slots = (c->normal_size + c->emergency_size) / HWT_EVENT_SIZE;
 	r->normal_slots = c->normal_size / HWT_EVENT_SIZE;
-	r->watermark = max(r->normal_slots / 2, 1U);
+	/* wake the consumer early: 3/4 of the ring absorbs its wakeup latency */
+	r->watermark = max(r->normal_slots / 4, 1U);
 	r->data_size = PAGE_ALIGN((u64)r->nr_slots * HWT_EVENT_SIZE);
 	local_set(&r->head, 0);
 	local_set(&r->nest, 0);

@@ -18,8 +18,8 @@
  * Commit follows perf: only the outermost writer publishes data_head (after
  * smp_wmb(), so the records are visible first), then re-checks that no
  * nested writer reserved meanwhile.  The record that fills a STOP/JTN ring
- * to its watermark queues an irq_work that wakes poll(): the write path
- * itself never wakes anyone.  Userspace reads data_head with acquire
+ * to its watermark (a quarter) queues an irq_work that wakes poll(): the
+ * write path itself never wakes anyone.  Userspace reads data_head with acquire
  * and stores data_tail with release; the kernel reads data_tail with acquire
  * before it overwrites a slot.
  */
@@ -95,7 +95,7 @@ static __always_inline int hwt_ring_write(struct hwt_ring *r, bool cyc,
 		local_inc(&r->overwritten);
 	else if (!cyc)
 		local_inc(&r->written);
-	/* the consumer sleeps in poll() until a ring is half full */
+	/* the consumer sleeps in poll() until a ring reaches its watermark */
 	if (unlikely(!cyc && used + 1 == r->watermark))
 		hwt_wakeup();
 

@@ -4,7 +4,7 @@
  * wait for more in between.
  *
  * The wait is poll(2) on /dev/hwtrace, which the kernel wakes (from an
- * irq_work) when a ring reaches half its capacity; wait_us (10 ms by
+ * irq_work) when a ring reaches a quarter of its capacity; wait_us (10 ms by
  * default) caps the sleep so that a quiet trace is still written out
  * steadily.  The consumer sleeps before every drain, even when there is
  * data: one that never sleeps looks like a CPU hog to the scheduler, which

@@ -349,7 +349,7 @@ static void *poll_thread(void *arg)
 	return NULL;
 }
 
-/* poll() sleeps until a ring is half full, and is ready once tracing stops. */
+/* poll() sleeps until a ring is a quarter full, and is ready once tracing stops. */
 TEST_F(rec, poll_wakes_at_watermark)
 {
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
@@ -359,17 +359,17 @@ TEST_F(rec, poll_wakes_at_watermark)
 	int id;
 
 	ASSERT_EQ(0, hwt_pin(0));
-	/* 64 slots: the watermark is 32; the start records take 3 */
+	/* 64 slots: the watermark is 16; the start records take 3 */
 	id = hwt_create(self->fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
 	EXPECT_EQ(0, poll(&pfd, 1, 50));
-	for (int i = 0; i < 32 - START_RECS - 1; i++) {
+	for (int i = 0; i < 16 - START_RECS - 1; i++) {
 		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
 	}
 	EXPECT_EQ(0, poll(&pfd, 1, 50));
 
-	/* a poller blocked now is woken by the record that reaches 32 */
+	/* a poller blocked now is woken by the record that reaches 16 */
 	ASSERT_EQ(0, pthread_create(&t, NULL, poll_thread, &p));
 	usleep(100000);
 	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 99));

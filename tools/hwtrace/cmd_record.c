@@ -51,7 +51,7 @@ static const char usage[] =
 "  -d SECONDS   stop after SECONDS\n"
 "  -z           compress record blocks with zstd (S.Ha.R.K.'s COMPR)\n"
 "  -q           no live status line\n"
-"  -w MS        longest sleep between drains; a half-full ring wakes\n"
+"  -w MS        longest sleep between drains; a ring a quarter full wakes\n"
 "               the recorder earlier (default 10)\n"
 "  --backend=B  module: /dev/hwtrace (hwtrace.ko); bpf: BPF programs, no module\n"
 "               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"

@@ -271,7 +271,7 @@ struct hwt_ring *hwt_consumer_ring(const struct hwt_consumer *c, size_t i);
 int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
 			     hwt_sink_fn_t sink, void *ctx);
 /*
- * Sleep in poll(2) until a ring is half full, wait_us passes or timeout_ms
+ * Sleep in poll(2) until a ring is a quarter full, wait_us passes or timeout_ms
  * passes (-1: no limit but wait_us), then drain the STOP/JTN rings.  CYC
  * rings are left to hwt_consumer_consume().  Returns records passed on
  * (0: none came), or -EINTR when a signal interrupted the wait.
