@@ -29,7 +29,8 @@ struct block_ref {
 	uint32_t count;			/* whole records available */
 	uint32_t crc;
 	uint16_t flags;
-	uint16_t partial;		/* cut off: count < header's, no CRC check */
+	uint8_t partial;		/* cut off: count < header's, no CRC check */
+	uint8_t verified;		/* CRC matched once: a rewind skips it */
 };
 
 struct cursor {
@@ -67,6 +68,7 @@ struct hwt_reader {
 	struct cursor *cpus;		/* [info.nr_cpus] */
 	struct cursor **heap;
 	size_t heap_n;
+	struct cursor *rival;		/* the smaller child of heap[0], or NULL */
 	int started;
 
 	struct task_ent *tasks;
@@ -665,9 +667,13 @@ const char *hwt_reader_irq_name(const struct hwt_reader *r, uint32_t irq)
 	return NULL;
 }
 
-/* Read and decode one block into c->buf; -EBADMSG: skip it. */
+/*
+ * Read and decode one block into c->buf; -EBADMSG: skip it.  A block's CRC
+ * is checked the first time it is read: a converter's second pass (after a
+ * rewind) reads the same bytes again.
+ */
 static int load_block(struct hwt_reader *r, struct cursor *c,
-		      const struct block_ref *b)
+		      struct block_ref *b)
 {
 	size_t raw = (size_t)b->count * HWT_EVENT_SIZE;
 	void *dst;
@@ -699,9 +705,11 @@ static int load_block(struct hwt_reader *r, struct cursor *c,
 			return err;
 		if (got < b->stored)
 			return -EBADMSG;	/* the file shrank under us */
-		if (!b->partial && !r->no_crc &&
-		    hwt_crc32(0, dst, b->stored) != b->crc)
-			return -EBADMSG;
+		if (!b->partial && !r->no_crc && !b->verified) {
+			if (hwt_crc32(0, dst, b->stored) != b->crc)
+				return -EBADMSG;
+			b->verified = 1;
+		}
 	} else {
 		if (grow(&r->zbuf, &r->zbuf_cap, b->stored, 1))
 			return -ENOMEM;
@@ -713,9 +721,13 @@ static int load_block(struct hwt_reader *r, struct cursor *c,
 		err = read_at(r->fd, r->zbuf, b->stored, b->offset, &got);
 		if (err)
 			return err;
-		if (got < b->stored ||
-		    (!r->no_crc && hwt_crc32(0, r->zbuf, b->stored) != b->crc))
+		if (got < b->stored)
 			return -EBADMSG;
+		if (!r->no_crc && !b->verified) {
+			if (hwt_crc32(0, r->zbuf, b->stored) != b->crc)
+				return -EBADMSG;
+			b->verified = 1;
+		}
 		got = ZSTD_decompressDCtx(r->dctx, c->buf, raw, r->zbuf, b->stored);
 		if (ZSTD_isError(got) || got != raw)
 			return -EBADMSG;
@@ -727,13 +739,13 @@ static int load_block(struct hwt_reader *r, struct cursor *c,
 	return 0;
 }
 
-/* Move c to its next record: 1 if it has one, 0 at its end, or an error. */
-static int cursor_advance(struct hwt_reader *r, struct cursor *c)
+/* Load c's next block (skipping bad ones): 1, 0 at its end, or an error. */
+static int cursor_refill(struct hwt_reader *r, struct cursor *c)
 {
 	int err;
 
 	while (c->pos >= c->n) {
-		const struct block_ref *b;
+		struct block_ref *b;
 
 		if (c->next_block >= c->nr_blocks) {
 			/* done with this CPU: give its buffer back */
@@ -757,14 +769,27 @@ static int cursor_advance(struct hwt_reader *r, struct cursor *c)
 		if (err)
 			return err;
 	}
-	c->cur.ev = c->buf[c->pos++];
-	c->cur.ts = HWT_EVENT_TSC(&c->cur.ev);
-	c->cur.cpu = c->cpu;
-	c->cur.reserved = 0;
 	return 1;
 }
 
-static int before(const struct cursor *a, const struct cursor *b)
+/* Move c to its next record: 1 if it has one, 0 at its end, or an error. */
+static inline int cursor_advance(struct hwt_reader *r, struct cursor *c)
+{
+	const struct hwt_event *e;
+
+	if (c->pos >= c->n) {
+		int ret = cursor_refill(r, c);
+
+		if (ret <= 0)
+			return ret;
+	}
+	e = &c->buf[c->pos++];
+	c->cur.ev = *e;
+	c->cur.ts = HWT_EVENT_TSC(e);
+	return 1;
+}
+
+static inline int before(const struct cursor *a, const struct cursor *b)
 {
 	if (a->cur.ts != b->cur.ts)
 		return a->cur.ts < b->cur.ts;
@@ -790,6 +815,19 @@ static void sift_down(struct cursor **h, size_t n, size_t i)
 	}
 }
 
+/* The cursor heap[0] has to stay ahead of: the smaller of its children. */
+static void set_rival(struct hwt_reader *r)
+{
+	struct cursor **h = r->heap;
+
+	if (r->heap_n < 2)
+		r->rival = NULL;
+	else if (r->heap_n == 2 || before(h[1], h[2]))
+		r->rival = h[1];
+	else
+		r->rival = h[2];
+}
+
 static int start(struct hwt_reader *r)
 {
 	int ret;
@@ -800,6 +838,8 @@ static int start(struct hwt_reader *r)
 
 		c->next_block = 0;
 		c->n = c->pos = 0;
+		c->cur.cpu = c->cpu;
+		c->cur.reserved = 0;
 		ret = cursor_advance(r, c);
 		if (ret < 0)
 			return ret;
@@ -808,10 +848,16 @@ static int start(struct hwt_reader *r)
 	}
 	for (size_t i = r->heap_n / 2; i-- > 0;)
 		sift_down(r->heap, r->heap_n, i);
+	set_rival(r);
 	r->started = 1;
 	return 0;
 }
 
+/*
+ * A CPU's records usually come in runs (a block, a burst of events): while
+ * the top cursor stays ahead of its rival, the heap is left alone.  The
+ * cursors' keys (ts, cpu) never tie, so the order is the heap's exactly.
+ */
 int hwt_reader_next(struct hwt_reader *r, struct hwt_record *rec)
 {
 	struct cursor *c;
@@ -829,9 +875,12 @@ int hwt_reader_next(struct hwt_reader *r, struct hwt_record *rec)
 	ret = cursor_advance(r, c);
 	if (ret < 0)
 		return hwt_err(ret);
+	if (ret && (!r->rival || before(c, r->rival)))
+		return 1;
 	if (!ret)
 		r->heap[0] = r->heap[--r->heap_n];
 	sift_down(r->heap, r->heap_n, 0);
+	set_rival(r);
 	return 1;
 }
 

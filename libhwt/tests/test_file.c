@@ -519,6 +519,13 @@ START_TEST(test_corrupt_block)
 	ck_assert_uint_eq(n, 50 + 7 + 23 - 4);
 	ck_assert_int_eq(hwt_reader_status(r), HWT_READ_CORRUPT);
 	ck_assert_ptr_nonnull(strstr(test_last_warning, "checksum"));
+	/* a second pass checks it again: only good blocks skip the CRC */
+	test_last_warning[0] = '\0';
+	ck_assert_int_eq(hwt_reader_rewind(r), 0);
+	for (n = 0; hwt_reader_next(r, &rec) == 1;)
+		n++;
+	ck_assert_uint_eq(n, 50 + 7 + 23 - 4);
+	ck_assert_ptr_nonnull(strstr(test_last_warning, "checksum"));
 	hwt_reader_close(r);
 }
 END_TEST
@@ -534,6 +541,64 @@ START_TEST(test_not_regular)
 	close(p[1]);
 	ck_assert_int_eq(hwt_reader_open(&r, "/nonexistent/x.hwt", NULL), -ENOENT);
 	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/*
+ * Runs, ties and steps back in time: the merge picks, at every step, the
+ * smallest (ts, cpu) among the CPUs' next records, exactly as a naive scan.
+ */
+START_TEST(test_merge_runs)
+{
+	enum { NC = 5, PER = 3000 };
+	struct hwt_trace_info info = test_info(NC);
+	struct hwt_writer_opts o = { .sz = sizeof(o), .block_records = 7 };
+	const char *path = test_path("runs.hwt");
+	static struct hwt_event ev[NC][PER];
+	uint32_t pos[NC] = { 0 }, x = 7, n = 0;
+	struct hwt_writer *w;
+	struct hwt_reader *r;
+	struct hwt_record rec;
+
+	for (uint32_t c = 0; c < NC; c++) {
+		uint64_t ts = 100;
+
+		for (uint32_t i = 0; i < PER; i++) {
+			x = x * 1103515245u + 12345u;
+			/* mostly small steps (ties, runs), now and then back */
+			if ((x >> 24) < 8 && ts > 50)
+				ts -= x >> 29;
+			else
+				ts += (x >> 16) % (c == 2 ? 2 : 9);
+			ev[c][i] = test_event(HWT_EV_IPOINT, (uint16_t)c, ts,
+					      c << 24 | i);
+		}
+	}
+	ck_assert_int_eq(hwt_writer_open(&w, path, &info, &o), 0);
+	for (uint32_t c = 0; c < NC; c++)
+		ck_assert_int_eq(hwt_writer_add(w, c, ev[c], PER), 0);
+	ck_assert_int_eq(hwt_writer_close(w), 0);
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(pos, 0, sizeof(pos));
+		for (n = 0; hwt_reader_next(r, &rec) == 1; n++) {
+			uint32_t best = NC;
+
+			for (uint32_t c = 0; c < NC; c++)
+				if (pos[c] < PER &&
+				    (best == NC || HWT_EVENT_TSC(&ev[c][pos[c]]) <
+				     HWT_EVENT_TSC(&ev[best][pos[best]])))
+					best = c;
+			ck_assert_uint_lt(best, NC);
+			ck_assert_uint_eq(rec.cpu, best);
+			ck_assert_uint_eq(rec.ev.par2, best << 24 | pos[best]);
+			pos[best]++;
+		}
+		ck_assert_uint_eq(n, NC * PER);
+		ck_assert_int_eq(hwt_reader_rewind(r), 0);
+	}
+	hwt_reader_close(r);
+	unlink(path);
 }
 END_TEST
 
@@ -577,6 +642,7 @@ int main(void)
 	TCase *bad = tcase_create("damage");
 
 	tcase_add_test(tc, test_round_trip_raw);
+	tcase_add_test(tc, test_merge_runs);
 	tcase_add_test(tc, test_round_trip_zstd);
 	tcase_add_test(tc, test_zstd_smaller);
 	tcase_add_test(tc, test_names);
