@@ -86,8 +86,9 @@ struct htf {
 	struct hwt_obuf ob;
 	struct hwt_names names;
 	struct hwt_obuf *core;		/* [nr_cpus] buffers on temporary files */
-	FILE **tmp;
+	FILE **tmp;			/* opened at a core's first event */
 	uint32_t nr_cpus;
+	int err;
 	uint32_t base[HWT_NR_ENT_KINDS];	/* entity id of each kind's idx 0 */
 	uint32_t lost_entity;
 	unsigned int ts_digits, ent_digits;
@@ -196,8 +197,16 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 	uint32_t ent;
 	enum hwt_entity_kind kind;
 
-	if (code < 0 || ev->cpu >= h->nr_cpus)
+	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
 		return;
+	/* a file per core that has events: a header may declare 65536 CPUs */
+	if (!h->tmp[ev->cpu]) {
+		h->tmp[ev->cpu] = hwt_conv_tmpfile();
+		h->err = h->tmp[ev->cpu] ?
+			 hwt_obuf_init(&h->core[ev->cpu], h->tmp[ev->cpu], 1 << 15) : -EIO;
+		if (h->err)
+			return;
+	}
 	o = &h->core[ev->cpu];
 	kind = hwt_mev_kind(ev->type);
 	ent = kind == HWT_ENT_NONE ? h->lost_entity : h->base[kind] + ev->idx;
@@ -220,11 +229,14 @@ static int htf_join(struct htf *h)
 	ob_puts(&h->ob, "\n#TraceData\n");
 	for (uint32_t c = 0; c < h->nr_cpus; c++) {
 		size_t n;
-		int ret = hwt_obuf_flush(&h->core[c]);
+		int ret;
 
+		ob_printf(&h->ob, "#-%02X\n", c);
+		if (!h->tmp[c])
+			continue;
+		ret = hwt_obuf_flush(&h->core[c]);
 		if (ret)
 			return ret;
-		ob_printf(&h->ob, "#-%02X\n", c);
 		if (fflush(h->tmp[c]) || fseek(h->tmp[c], 0, SEEK_SET))
 			return -EIO;
 		while ((n = fread(buf, 1, sizeof(buf), h->tmp[c])) > 0)
@@ -244,15 +256,10 @@ int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	h.core = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.core));
 	h.tmp = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.tmp));
 	ret = h.core && h.tmp ? hwt_obuf_init(&h.ob, out, 1 << 18) : -ENOMEM;
-	for (uint32_t c = 0; !ret && c < h.nr_cpus; c++) {
-		h.tmp[c] = hwt_conv_tmpfile();
-		if (!h.tmp[c])
-			ret = -EIO;
-		else
-			ret = hwt_obuf_init(&h.core[c], h.tmp[c], 1 << 15);
-	}
 	if (!ret)
 		ret = hwt_conv_drive(&h.run, true, false, htf_mev, &h, htf_header);
+	if (!ret)
+		ret = h.err;
 	if (!ret)
 		ret = htf_join(&h);
 	if (!ret)
@@ -262,9 +269,10 @@ int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	if (!ret && h.run.stream_err)
 		ret = -EBADMSG;
 	for (uint32_t c = 0; h.core && h.tmp && c < h.nr_cpus; c++) {
+		if (!h.tmp[c])
+			continue;
 		hwt_obuf_free(&h.core[c]);
-		if (h.tmp[c])
-			fclose(h.tmp[c]);
+		fclose(h.tmp[c]);
 	}
 	free(h.core);
 	free(h.tmp);
