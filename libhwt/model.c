@@ -212,7 +212,7 @@ const char *hwt_mev_name(unsigned int type)
 
 /* --- storage ----------------------------------------------------------------- */
 
-static void *vec_at(const struct vec *v, size_t i)
+static inline void *vec_at(const struct vec *v, size_t i)
 {
 	return (char *)v->a + i * v->size;
 }
@@ -232,19 +232,19 @@ static void *vec_push(struct vec *v)
 	return vec_at(v, v->n++);
 }
 
-static uint64_t hkey(enum hwt_entity_kind kind, uint32_t id)
+static inline uint64_t hkey(enum hwt_entity_kind kind, uint32_t id)
 {
 	return ((uint64_t)kind << 32 | id) + 1;
 }
 
-static size_t hslot(uint64_t key, size_t cap)
+static inline size_t hslot(uint64_t key, size_t cap)
 {
 	key *= 0x9E3779B97F4A7C15ull;	/* Fibonacci hashing */
 	return (size_t)(key >> 32) & (cap - 1);
 }
 
-static uint32_t hfind(const struct hwt_model *m, enum hwt_entity_kind kind,
-		      uint32_t id)
+static inline uint32_t hfind(const struct hwt_model *m,
+			     enum hwt_entity_kind kind, uint32_t id)
 {
 	uint64_t key = hkey(kind, id);
 
@@ -296,19 +296,28 @@ static int hput(struct hwt_model *m, uint64_t key, uint32_t val)
 	}
 }
 
+static void *entity_new(struct hwt_model *m, enum hwt_entity_kind kind,
+			uint32_t id, uint32_t *index);
+
 /* The entity (kind, id), created on first sight; NULL only on ENOMEM. */
-static void *entity(struct hwt_model *m, enum hwt_entity_kind kind, uint32_t id,
-		    uint32_t *index)
+static inline void *entity(struct hwt_model *m, enum hwt_entity_kind kind,
+			   uint32_t id, uint32_t *index)
 {
 	uint32_t i = hfind(m, kind, id);
+
+	if (i == NONE)
+		return entity_new(m, kind, id, index);
+	if (index)
+		*index = i;
+	return vec_at(&m->ent[kind], i);
+}
+
+static void *entity_new(struct hwt_model *m, enum hwt_entity_kind kind,
+			uint32_t id, uint32_t *index)
+{
+	uint32_t i = (uint32_t)m->ent[kind].n;
 	void *e;
 
-	if (i != NONE) {
-		if (index)
-			*index = i;
-		return vec_at(&m->ent[kind], i);
-	}
-	i = (uint32_t)m->ent[kind].n;
 	e = vec_push(&m->ent[kind]);
 	if (!e || hput(m, hkey(kind, id), i)) {
 		if (e)
@@ -362,14 +371,14 @@ static void *entity(struct hwt_model *m, enum hwt_entity_kind kind, uint32_t id,
 	return e;
 }
 
-static struct task *task_at(struct hwt_model *m, uint32_t i)
+static inline struct task *task_at(struct hwt_model *m, uint32_t i)
 {
-	return vec_at(&m->ent[HWT_ENT_TASK], i);
+	return (struct task *)m->ent[HWT_ENT_TASK].a + i;
 }
 
-static struct isr *isr_at(struct hwt_model *m, uint32_t i)
+static inline struct isr *isr_at(struct hwt_model *m, uint32_t i)
 {
-	return vec_at(&m->ent[HWT_ENT_ISR], i);
+	return (struct isr *)m->ent[HWT_ENT_ISR].a + i;
 }
 
 static uint32_t tid_of(uint32_t pid, uint32_t cpu)
@@ -404,6 +413,7 @@ static void set_ctx(struct hwt_model *m, struct hwt_mev *ev, uint32_t cpu)
 	}
 }
 
+/* Pass 1 has no sink: the frequent events are not even built then. */
 static void emit(struct hwt_model *m, struct hwt_mev *ev)
 {
 	if (!(ev->flags & HWT_MEVF_SYNTH))
@@ -415,7 +425,11 @@ static void emit(struct hwt_model *m, struct hwt_mev *ev)
 static void emit_task(struct hwt_model *m, struct task *t, unsigned int type,
 		      uint64_t ts, uint32_t cpu, unsigned int flags, int64_t value)
 {
-	struct hwt_mev ev = {
+	struct hwt_mev ev;
+
+	if (!m->sink)
+		return;
+	ev = (struct hwt_mev){
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = t->tid, .inst = t->inst, .idx = t->idx,
 		.value = value, .value2 = t->lock, .last_cpu = t->cpu,
@@ -439,11 +453,10 @@ static void stat_add(struct hwt_stat *s, uint64_t v)
 	s->n++;
 }
 
+/* timing[0] is parallel to the task array */
 static struct timing *task_timing(struct hwt_model *m, struct task *t)
 {
-	uint32_t i = hfind(m, HWT_ENT_TASK, t->tid);
-
-	return vec_at(&m->timing[0], i);
+	return vec_at(&m->timing[0], (size_t)(t - (struct task *)m->ent[HWT_ENT_TASK].a));
 }
 
 /* --- task transitions ----------------------------------------------------------- */
@@ -464,14 +477,18 @@ static void t_activate(struct hwt_model *m, struct task *t, uint64_t ts,
 static void run_event(struct hwt_model *m, struct task *t, unsigned int type,
 		      uint64_t ts, uint32_t cpu, unsigned int flags)
 {
-	struct hwt_mev ev = {
+	struct hwt_mev ev;
+	uint32_t i;
+
+	if (!m->sink)
+		return;
+	ev = (struct hwt_mev){
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = t->rvec, .inst = t->rinst,
 		.ctx_kind = HWT_ENT_TASK, .ctx_id = t->tid, .ctx_inst = t->inst,
 		.ctx_idx = t->idx,
 	};
-	uint32_t i = hfind(m, HWT_ENT_RUNNABLE, t->rvec);
-
+	i = hfind(m, HWT_ENT_RUNNABLE, t->rvec);
 	ev.idx = ((struct simple *)vec_at(&m->ent[HWT_ENT_RUNNABLE], i))->idx;
 	emit(m, &ev);
 }
@@ -616,13 +633,16 @@ static void emit_isr(struct hwt_model *m, struct frame *f, unsigned int type,
 		     uint64_t ts, uint32_t cpu, unsigned int flags)
 {
 	struct isr *s = isr_at(m, f->isr);
-	struct hwt_mev ev = {
-		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
-		.cpu = cpu, .id = s->id, .inst = f->inst, .idx = s->idx,
-	};
+	struct hwt_mev ev;
 
 	if (flags & HWT_MEVF_SYNTH)
 		f->synth = true;
+	if (!m->sink)
+		return;
+	ev = (struct hwt_mev){
+		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
+		.cpu = cpu, .id = s->id, .inst = f->inst, .idx = s->idx,
+	};
 	emit(m, &ev);
 }
 
@@ -710,9 +730,15 @@ static void isr_pop(struct hwt_model *m, uint32_t cpu, uint64_t ts,
 static void isr_exit(struct hwt_model *m, uint32_t cpu, uint32_t id, uint64_t ts)
 {
 	struct cpu *c = &m->cpus[cpu];
-	uint32_t i = hfind(m, HWT_ENT_ISR, id);
+	uint32_t i;
 	int k;
 
+	/* usually the innermost one exits: no lookup */
+	if (c->depth && isr_at(m, c->stack[c->depth - 1].isr)->id == id) {
+		isr_pop(m, cpu, ts, 0);
+		return;
+	}
+	i = hfind(m, HWT_ENT_ISR, id);
 	for (k = (int)c->depth - 1; k >= 0; k--)
 		if (c->stack[k].isr == i)
 			break;
@@ -947,10 +973,7 @@ static void do_marker(struct hwt_model *m, const struct hwt_record *r, bool numb
 	uint32_t key = (uint32_t)code << 16 | (numbered ? (number & 0xFFFF) : 0);
 	uint32_t i = hfind(m, HWT_ENT_MARKER, key);
 	struct marker *mk;
-	struct hwt_mev ev = {
-		.ts = r->ts, .type = HWT_MEV_MARKER, .cpu = r->cpu,
-		.value = value, .value2 = value2,
-	};
+	struct hwt_mev ev;
 
 	if (i == NONE) {
 		/* ids are dense (table order), the hash key is (code, number) */
@@ -968,7 +991,13 @@ static void do_marker(struct hwt_model *m, const struct hwt_record *r, bool numb
 		mk->info.number = numbered ? (number & 0xFFFF) : 0;
 		i = id;
 	}
+	if (!m->sink)
+		return;
 	mk = vec_at(&m->ent[HWT_ENT_MARKER], i);
+	ev = (struct hwt_mev){
+		.ts = r->ts, .type = HWT_MEV_MARKER, .cpu = r->cpu,
+		.value = value, .value2 = value2,
+	};
 	ev.id = mk->id;
 	ev.idx = mk->idx;
 	set_ctx(m, &ev, r->cpu);
@@ -982,9 +1011,7 @@ static void do_counter(struct hwt_model *m, const struct hwt_record *r,
 	uint32_t key = (uint32_t)code << 16 | (cpu & 0xFFFF);
 	uint32_t i = hfind(m, HWT_ENT_COUNTER, key);
 	struct counter *ct;
-	struct hwt_mev ev = {
-		.ts = r->ts, .type = HWT_MEV_COUNTER, .cpu = r->cpu, .value = value,
-	};
+	struct hwt_mev ev;
 
 	if (i == NONE) {
 		uint32_t id = (uint32_t)m->ent[HWT_ENT_COUNTER].n;
@@ -1000,7 +1027,12 @@ static void do_counter(struct hwt_model *m, const struct hwt_record *r,
 		ct->info.cpu = cpu & 0xFFFF;
 		i = id;
 	}
+	if (!m->sink)
+		return;
 	ct = vec_at(&m->ent[HWT_ENT_COUNTER], i);
+	ev = (struct hwt_mev){
+		.ts = r->ts, .type = HWT_MEV_COUNTER, .cpu = r->cpu, .value = value,
+	};
 	ev.id = ct->id;
 	ev.idx = ct->idx;
 	set_ctx(m, &ev, r->cpu);
