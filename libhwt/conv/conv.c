@@ -144,34 +144,6 @@ void ob_s64(struct hwt_obuf *o, int64_t v)
 	}
 }
 
-/* Two hex digits per byte from a table: the hot path of HTF. */
-static const char hex2[] =
-	"000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-	"202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-	"404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-	"606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-	"808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-	"A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-	"C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
-
-void ob_hex(struct hwt_obuf *o, uint64_t v, unsigned int width)
-{
-	char *d = ob_room(o, width);
-	unsigned int i = width;
-
-	if (!d)
-		return;
-	while (i >= 2) {
-		i -= 2;
-		memcpy(d + i, hex2 + 2 * (v & 0xFF), 2);
-		v >>= 8;
-	}
-	if (i)
-		d[0] = hex2[2 * (v & 0xF) + 1];
-	o->len += width;
-}
-
 void ob_printf(struct hwt_obuf *o, const char *fmt, ...)
 {
 	va_list ap;

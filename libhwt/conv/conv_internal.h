@@ -12,6 +12,7 @@
 #ifndef HWT_CONV_INTERNAL_H
 #define HWT_CONV_INTERNAL_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,8 +76,50 @@ static inline void ob_puts(struct hwt_obuf *o, const char *s)
 /* Decimal, unsigned and signed. */
 HWT_CONV_HIDDEN void ob_u64(struct hwt_obuf *o, uint64_t v);
 HWT_CONV_HIDDEN void ob_s64(struct hwt_obuf *o, int64_t v);
-/* Upper-case hex, zero-padded to exactly width digits (width <= 16). */
-HWT_CONV_HIDDEN void ob_hex(struct hwt_obuf *o, uint64_t v, unsigned int width);
+/*
+ * The 8 upper-case hex digits of v, as a word to store big-endian: each
+ * nibble spread to a byte, then '0' added, and 7 more where it is >= 10.
+ */
+static inline uint64_t hwt_hex8(uint32_t v)
+{
+	uint64_t x = v;
+
+	x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+	x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+	x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
+	x += 0x3030303030303030ull +
+	     7 * (((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull);
+	return htobe64(x);
+}
+
+/*
+ * Upper-case hex, zero-padded to exactly width (1..16) digits; returns
+ * d + width.  Stores whole words: d must have room for 16 bytes.
+ */
+static inline char *hwt_put_hex(char *d, uint64_t v, unsigned int width)
+{
+	uint64_t w;
+
+	if (width > 8) {
+		/* the top width - 8 digits first, then the low 8 */
+		w = hwt_hex8((uint32_t)(v >> 32) << ((4 * (16 - width)) % 32));
+		memcpy(d, &w, 8);
+		d += width - 8;
+		width = 8;
+	}
+	/* the width digits to the top of the word: they come out first */
+	w = hwt_hex8((uint32_t)v << ((4 * (8 - width)) % 32));
+	memcpy(d, &w, 8);
+	return d + width;
+}
+
+static inline void ob_hex(struct hwt_obuf *o, uint64_t v, unsigned int width)
+{
+	char *d = ob_room(o, 16);
+
+	if (d)
+		o->len += (size_t)(hwt_put_hex(d, v, width) - d);
+}
 HWT_CONV_HIDDEN __attribute__((format(printf, 2, 3)))
 void ob_printf(struct hwt_obuf *o, const char *fmt, ...);
 

@@ -90,6 +90,7 @@ struct htf {
 	uint32_t nr_cpus;
 	int err;
 	uint32_t base[HWT_NR_ENT_KINDS];	/* entity id of each kind's idx 0 */
+	uint32_t type_base[HWT_NR_MEV];	/* base[] of each event type's kind */
 	uint32_t lost_entity;
 	unsigned int ts_digits, ent_digits;
 	uint64_t t0;
@@ -123,6 +124,11 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 		n += (uint32_t)hwt_model_count(m, order[i]);
 	}
 	h->lost_entity = n++;
+	for (unsigned int t = 0; t < HWT_NR_MEV; t++) {
+		enum hwt_entity_kind k = hwt_mev_kind(t);
+
+		h->type_base[t] = k < HWT_NR_ENT_KINDS ? h->base[k] : 0;
+	}
 	h->t0 = hwt_model_t0(m);
 	span = hwt_model_t_end(m) - h->t0;
 	ts_len = span > UINT32_MAX ? 8 : 4;
@@ -195,7 +201,7 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 	struct hwt_obuf *o;
 	int8_t code = htf_event[ev->type];
 	uint32_t ent;
-	enum hwt_entity_kind kind;
+	char *d;
 
 	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
 		return;
@@ -208,13 +214,17 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 			return;
 	}
 	o = &h->core[ev->cpu];
-	kind = hwt_mev_kind(ev->type);
-	ent = kind == HWT_ENT_NONE ? h->lost_entity : h->base[kind] + ev->idx;
-	if (!ob_room(o, 32))
+	ent = ev->type == HWT_MEV_LOST ? h->lost_entity :
+	      h->type_base[ev->type] + ev->idx;
+	/* one dataset: at most 16 + 8 + 2 digits, hwt_put_hex() stores words */
+	d = ob_room(o, 16 + 8 + 16);
+	if (!d)
 		return;
-	ob_hex(o, ev->ts - h->t0, h->ts_digits);
-	ob_hex(o, ent, h->ent_digits);
-	ob_hex(o, (uint64_t)code, 2);
+	d = hwt_put_hex(d, ev->ts - h->t0, h->ts_digits);
+	d = hwt_put_hex(d, ent, h->ent_digits);
+	d[0] = "0123456789ABCDEF"[code >> 4];
+	d[1] = "0123456789ABCDEF"[code & 0xF];
+	o->len = (size_t)(d + 2 - o->buf);
 	if (ev->type == HWT_MEV_LOST)
 		ob_printf(o, " //lost %u events on core %u, %llu in all",
 			  ev->inst, ev->cpu, (unsigned long long)ev->value2);

@@ -5,6 +5,7 @@
  * (test_conv_check.h); ATF is validated with xmllint against conv/atf.xsd.
  */
 #include "test_conv_check.h"
+#include "../conv/conv_internal.h"
 
 static char *convert(const char *fmt, const struct hwt_conv_opts *o, size_t *len)
 {
@@ -194,6 +195,45 @@ START_TEST(test_shark)
 }
 END_TEST
 
+/* The hand-rolled formatters against printf, at the edges of each width. */
+START_TEST(test_formatters)
+{
+	static const uint64_t vals[] = {
+		0, 1, 9, 10, 15, 16, 99, 100, 0xABCDEF, 999999999, 1000000000,
+		0x7FFFFFFF, 0xFFFFFFFF, 0x100000000ull, 0x123456789ABCDEFull,
+		9999999999999999999ull, 10000000000000000000ull, UINT64_MAX,
+	};
+	struct hwt_obuf o;
+	char want[64];
+	uint64_t x = 12345;
+
+	ck_assert_int_eq(hwt_obuf_init(&o, NULL, 16), 0);
+	for (size_t i = 0; i < CONV_ARRAY_SIZE(vals) + 2000; i++) {
+		uint64_t v = i < CONV_ARRAY_SIZE(vals) ? vals[i] :
+			     (x = x * 6364136223846793005ull + 1442695040888963407ull) >>
+			     (i % 64);
+
+		for (unsigned int w = 1; w <= 16; w++) {
+			o.len = 0;
+			ob_hex(&o, v, w);
+			snprintf(want, sizeof(want), "%016llX", (unsigned long long)v);
+			ck_assert_uint_eq(o.len, w);
+			ck_assert(!memcmp(o.buf, want + 16 - w, w));
+		}
+		o.len = 0;
+		ob_u64(&o, v);
+		ob_putc(&o, ' ');
+		ob_s64(&o, (int64_t)v);
+		snprintf(want, sizeof(want), "%llu %lld", (unsigned long long)v,
+			 (long long)v);
+		ck_assert_uint_eq(o.len, strlen(want));
+		ck_assert(!memcmp(o.buf, want, o.len));
+	}
+	hwt_obuf_free(&o);
+}
+END_TEST
+
 TU_MAIN("formats", test_htf, test_htf_validator_fails, test_btf,
 	test_btf_isr_type_i, test_btf_checker_fails, test_atf,
-	test_atf_schema_rejects, test_json, test_json_validator_fails, test_shark)
+	test_atf_schema_rejects, test_json, test_json_validator_fails, test_shark,
+	test_formatters)
