@@ -103,46 +103,12 @@ void hwt_obuf_free(struct hwt_obuf *o)
 	o->buf = NULL;
 }
 
-static const char dec2[] =
+const char hwt_dec2[200] =
 	"0001020304050607080910111213141516171819"
 	"2021222324252627282930313233343536373839"
 	"4041424344454647484950515253545556575859"
 	"6061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
-
-/* Two digits per division: the hot path of BTF and ATF. */
-void ob_u64(struct hwt_obuf *o, uint64_t v)
-{
-	char tmp[20], *d;
-	int n = 20;
-
-	while (v >= 100) {
-		n -= 2;
-		memcpy(tmp + n, dec2 + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		n -= 2;
-		memcpy(tmp + n, dec2 + 2 * v, 2);
-	} else {
-		tmp[--n] = (char)('0' + v);
-	}
-	d = ob_room(o, (size_t)(20 - n));
-	if (!d)
-		return;
-	memcpy(d, tmp + n, (size_t)(20 - n));
-	o->len += (size_t)(20 - n);
-}
-
-void ob_s64(struct hwt_obuf *o, int64_t v)
-{
-	if (v < 0) {
-		ob_putc(o, '-');
-		ob_u64(o, (uint64_t)0 - (uint64_t)v);
-	} else {
-		ob_u64(o, (uint64_t)v);
-	}
-}
 
 void ob_printf(struct hwt_obuf *o, const char *fmt, ...)
 {
@@ -318,24 +284,39 @@ void hwt_conv_name(char *dst, size_t size, const struct hwt_model *m,
 	}
 }
 
-void hwt_conv_marker_msg(char *dst, size_t size, const struct hwt_model *m,
-			 const struct hwt_mev *ev)
+static unsigned int marker_uses(const struct hwt_model *m, uint32_t id)
 {
-	const struct hwt_marker_info *mi = hwt_model_marker(m, ev->id);
+	const struct hwt_marker_info *mi = hwt_model_marker(m, id);
 	const char *p1 = mi ? hwt_event_par1(mi->code) : NULL;
 	const char *p2 = mi ? hwt_event_par2(mi->code) : NULL;
 	bool use1 = !(mi && mi->numbered) && !(p1 && !strcmp(p1, "-"));
 	bool use2 = !(p2 && !strcmp(p2, "-"));
 
-	if (use1 && use2)
-		snprintf(dst, size, "%llu %lld", (unsigned long long)ev->value2,
-			 (long long)ev->value);
-	else if (use1)
-		snprintf(dst, size, "%llu", (unsigned long long)ev->value2);
-	else if (use2)
-		snprintf(dst, size, "%lld", (long long)ev->value);
-	else
-		dst[0] = '\0';
+	return (use1 ? HWT_MSG_VALUE2 : 0) | (use2 ? HWT_MSG_VALUE : 0);
+}
+
+void hwt_conv_marker_msg(char *dst, size_t size, const struct hwt_model *m,
+			 const struct hwt_mev *ev)
+{
+	char tmp[48];
+	size_t n = (size_t)(hwt_put_marker_msg(tmp, marker_uses(m, ev->id), ev) - tmp);
+
+	if (!size)
+		return;
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, tmp, n);
+	dst[n] = '\0';
+}
+
+uint8_t *hwt_conv_marker_uses(const struct hwt_model *m)
+{
+	size_t n = hwt_model_count(m, HWT_ENT_MARKER);
+	uint8_t *u = malloc(n ? n : 1);
+
+	for (size_t i = 0; u && i < n; i++)
+		u[i] = (uint8_t)marker_uses(m, (uint32_t)i);
+	return u;
 }
 
 char *hwt_name_dup(const char *raw, unsigned int san, hwt_name_esc_fn esc)
@@ -345,12 +326,17 @@ char *hwt_name_dup(const char *raw, unsigned int san, hwt_name_esc_fn esc)
 	char *r;
 
 	hwt_name_sanitize(clean, sizeof(clean), raw, 0, san);
-	if (!esc)
-		return strdup(clean);
 	if (hwt_obuf_init(&o, NULL, 64))
 		return NULL;
-	esc(&o, clean);
-	ob_putc(&o, '\0');
+	if (esc)
+		esc(&o, clean);
+	else
+		ob_puts(&o, clean);
+	/* the NUL and the padding */
+	if (ob_room(&o, 1 + HWT_STR_PAD)) {
+		memset(o.buf + o.len, 0, 1 + HWT_STR_PAD);
+		o.len += 1 + HWT_STR_PAD;
+	}
 	if (o.err) {
 		hwt_obuf_free(&o);
 		return NULL;
@@ -369,7 +355,8 @@ int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
 		size_t n = hwt_model_count(m, (enum hwt_entity_kind)k);
 
 		nm->v[k] = calloc(n ? n : 1, sizeof(char *));
-		if (!nm->v[k])
+		nm->len[k] = calloc(n ? n : 1, sizeof(uint32_t));
+		if (!nm->v[k] || !nm->len[k])
 			return -ENOMEM;
 		nm->n[k] = n;
 		for (size_t i = 0; i < n; i++) {
@@ -378,6 +365,9 @@ int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
 			nm->v[k][i] = hwt_name_dup(raw, san, esc);
 			if (!nm->v[k][i])
 				return -ENOMEM;
+			nm->len[k][i] = (uint32_t)strlen(nm->v[k][i]);
+			if (nm->len[k][i] > nm->max_len)
+				nm->max_len = nm->len[k][i];
 		}
 	}
 	return 0;
@@ -389,7 +379,9 @@ void hwt_names_free(struct hwt_names *nm)
 		for (size_t i = 0; nm->v[k] && i < nm->n[k]; i++)
 			free(nm->v[k][i]);
 		free(nm->v[k]);
+		free(nm->len[k]);
 		nm->v[k] = NULL;
+		nm->len[k] = NULL;
 	}
 }
 

@@ -73,9 +73,89 @@ static inline void ob_puts(struct hwt_obuf *o, const char *s)
 	ob_write(o, s, strlen(s));
 }
 
+/* "00" .. "99" */
+HWT_CONV_HIDDEN extern const char hwt_dec2[200];
+
+static inline unsigned int hwt_dec_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/* Decimal digits of v at d (at most 20); returns the end. */
+static inline char *hwt_put_u64(char *d, uint64_t v)
+{
+	char *end = d + hwt_dec_len(v), *p = end;
+
+	/* two digits per division, from the right */
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, hwt_dec2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(p - 2, hwt_dec2 + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
+	return end;
+}
+
+/* At most 20 bytes at d. */
+static inline char *hwt_put_s64(char *d, int64_t v)
+{
+	if (v >= 0)
+		return hwt_put_u64(d, (uint64_t)v);
+	*d = '-';
+	return hwt_put_u64(d + 1, (uint64_t)0 - (uint64_t)v);
+}
+
 /* Decimal, unsigned and signed. */
-HWT_CONV_HIDDEN void ob_u64(struct hwt_obuf *o, uint64_t v);
-HWT_CONV_HIDDEN void ob_s64(struct hwt_obuf *o, int64_t v);
+static inline void ob_u64(struct hwt_obuf *o, uint64_t v)
+{
+	char *d = ob_room(o, 20);
+
+	if (d)
+		o->len = (size_t)(hwt_put_u64(d, v) - o->buf);
+}
+
+static inline void ob_s64(struct hwt_obuf *o, int64_t v)
+{
+	char *d = ob_room(o, 20);
+
+	if (d)
+		o->len = (size_t)(hwt_put_s64(d, v) - o->buf);
+}
+
+/*
+ * Strings of the per-event path (names) are allocated with HWT_STR_PAD
+ * zero bytes after their NUL, and lines are built in a room reserved with
+ * HWT_STR_PAD bytes of slack: hwt_put_str() copies whole 16-byte chunks
+ * instead of calling memcpy() for every name.
+ */
+#define HWT_STR_PAD	16
+
+static inline char *hwt_put_str(char *d, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i += 16)
+		memcpy(d + i, s + i, 16);
+	return d + len;
+}
+
+/* A string literal, its length known at compile time. */
+#define hwt_put_lit(d, lit)	\
+	(memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)
 /*
  * The 8 upper-case hex digits of v, as a word to store big-endian: each
  * nibble spread to a byte, then '0' added, and 7 more where it is >= 10.
@@ -162,16 +242,41 @@ HWT_CONV_HIDDEN void hwt_conv_marker_msg(char *dst, size_t size,
 					 const struct hwt_model *m,
 					 const struct hwt_mev *ev);
 
+/*
+ * The same from what the event table says once per marker: which of the
+ * parameters the message shows (HWT_MSG_*), per marker id (ev->id), an
+ * array of hwt_model_count(m, HWT_ENT_MARKER) entries (at least 1) to free().
+ */
+#define HWT_MSG_VALUE2	0x1	/* ev->value2 (par1 of an unnumbered marker) */
+#define HWT_MSG_VALUE	0x2	/* ev->value */
+HWT_CONV_HIDDEN uint8_t *hwt_conv_marker_uses(const struct hwt_model *m);
+
+/* The message at d (at most 41 bytes, no NUL); returns the end. */
+static inline char *hwt_put_marker_msg(char *d, unsigned int uses,
+				       const struct hwt_mev *ev)
+{
+	if (uses & HWT_MSG_VALUE2)
+		d = hwt_put_u64(d, ev->value2);
+	if (uses == (HWT_MSG_VALUE2 | HWT_MSG_VALUE))
+		*d++ = ' ';
+	if (uses & HWT_MSG_VALUE)
+		d = hwt_put_s64(d, ev->value);
+	return d;
+}
+
 /* Softirq runnables become Tonbandgeraet ISRs above irqs and vectors. */
 #define HWT_TB_SOFTIRQ_BASE	0x20000u
 
 /*
  * Every entity's name, sanitized (san flags) and escaped by esc() once, for
- * the per-event path: v[kind][idx].  esc NULL copies the sanitized name.
+ * the per-event path: v[kind][idx], len[kind][idx] bytes and HWT_STR_PAD
+ * zero bytes after the NUL.  esc NULL copies the sanitized name.
  */
 struct hwt_names {
 	char **v[HWT_NR_ENT_KINDS];
+	uint32_t *len[HWT_NR_ENT_KINDS];
 	size_t n[HWT_NR_ENT_KINDS];
+	size_t max_len;			/* of all of them */
 };
 
 typedef void (*hwt_name_esc_fn)(struct hwt_obuf *o, const char *name);
@@ -179,7 +284,8 @@ HWT_CONV_HIDDEN int hwt_names_build(struct hwt_names *nm, const struct hwt_model
 				    unsigned int san, hwt_name_esc_fn esc);
 HWT_CONV_HIDDEN void hwt_names_free(struct hwt_names *nm);
 
-/* One name built the same way (entities outside the model: cores, ...). */
+/* One name built the same way (entities outside the model: cores, ...),
+ * padded as the names. */
 HWT_CONV_HIDDEN char *hwt_name_dup(const char *raw, unsigned int san,
 				   hwt_name_esc_fn esc);
 
