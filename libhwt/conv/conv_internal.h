@@ -475,6 +475,12 @@ struct hwt_tb_writer {
 HWT_CONV_HIDDEN int hwt_tb_writer_init(struct hwt_tb_writer *w, uint32_t nr_cores,
 				       uint32_t every);
 HWT_CONV_HIDDEN void hwt_tb_writer_free(struct hwt_tb_writer *w);
+/*
+ * The dropped_evt_cnt frame due before an event of core, if any; false when
+ * the sink dropped it (the event is then not sent either, as on the target).
+ */
+HWT_CONV_HIDDEN bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core,
+				    uint64_t ts);
 /* Submit one framed event for core; ts is the event's (or now for metadata). */
 HWT_CONV_HIDDEN void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core,
 				   const uint8_t *frame, size_t len, uint64_t ts);

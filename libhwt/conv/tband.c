@@ -25,7 +25,7 @@ void hwt_tb_begin(struct hwt_tb_frame *f, uint8_t *out)
 	f->block_done = false;
 }
 
-void hwt_tb_u8(struct hwt_tb_frame *f, uint8_t v)
+static inline void tb_u8(struct hwt_tb_frame *f, uint8_t v)
 {
 	f->block_done = false;
 	if (v) {
@@ -38,6 +38,11 @@ void hwt_tb_u8(struct hwt_tb_frame *f, uint8_t v)
 		f->code = 1;
 		f->code_pos = f->pos++;
 	}
+}
+
+void hwt_tb_u8(struct hwt_tb_frame *f, uint8_t v)
+{
+	tb_u8(f, v);
 }
 
 void hwt_tb_u64(struct hwt_tb_frame *f, uint64_t v)
@@ -90,16 +95,66 @@ size_t hwt_tb_cobs(uint8_t *out, const uint8_t *in, size_t n)
 {
 	struct hwt_tb_frame f;
 
+	if (n < 254) {
+		/* no run can fill a block: each zero just points to the next */
+		size_t code_pos = 0;
+
+		memcpy(out + 1, in, n);
+		for (size_t i = 0; i < n; i++) {
+			if (!in[i]) {
+				out[code_pos] = (uint8_t)(i + 1 - code_pos);
+				code_pos = i + 1;
+			}
+		}
+		out[code_pos] = (uint8_t)(n + 1 - code_pos);
+		out[n + 1] = 0;
+		return n + 2;
+	}
 	hwt_tb_begin(&f, out);
 	for (size_t i = 0; i < n; i++)
-		hwt_tb_u8(&f, in[i]);
+		tb_u8(&f, in[i]);
 	return hwt_tb_end(&f);
+}
+
+/* LEB128 into a plain buffer (COBS comes after). */
+static inline uint8_t *raw_u64(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
 }
 
 size_t hwt_tb_encode(uint8_t *out, const struct hwt_tb_evt *e, size_t max_str)
 {
+	/* id, ts, three u64, s64, u8: at most 53 bytes, and the string */
+	uint8_t raw[128], *p = raw;
+	size_t slen = 0;
 	struct hwt_tb_frame f;
 
+	if (e->str)
+		slen = max_str ? strnlen(e->str, max_str) : strlen(e->str);
+	if (slen <= sizeof(raw) - 64) {
+		/* the payload first, then framed in one pass */
+		*p++ = e->id;
+		if (e->has_ts)
+			p = raw_u64(p, e->ts);
+		for (unsigned int i = 0; i < e->nr_u && i < CONV_ARRAY_SIZE(e->u); i++)
+			p = raw_u64(p, e->u[i]);
+		if (e->has_s64) {
+			if (e->s64 == INT64_MIN)
+				*p++ = 0x01;	/* as hwt_tb_s64() */
+			else
+				p = raw_u64(p, (e->s64 < 0 ? (uint64_t)0 - (uint64_t)e->s64 :
+						(uint64_t)e->s64) << 1 | (e->s64 < 0));
+		}
+		if (e->has_u8)
+			*p++ = e->u8;
+		memcpy(p, e->str ? e->str : "", slen);
+		return hwt_tb_cobs(out, raw, (size_t)(p - raw) + slen);
+	}
 	hwt_tb_begin(&f, out);
 	hwt_tb_u8(&f, e->id);
 	if (e->has_ts)
@@ -138,8 +193,7 @@ void hwt_tb_writer_free(struct hwt_tb_writer *w)
 	w->last = NULL;
 }
 
-void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
-		   size_t len, uint64_t ts)
+bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core, uint64_t ts)
 {
 	uint8_t buf[HWT_TB_EVT_MAX(0)];
 	bool periodic = w->every > 0;
@@ -156,7 +210,7 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
 		if (w->sink(w->ctx, buf, n)) {
 			/* as the target: count it, try again next time */
 			w->dropped++;
-			return;
+			return false;
 		}
 		if (!w->ref_stale_last)
 			w->last[core] = w->dropped;
@@ -165,7 +219,13 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
 	} else if (periodic) {
 		w->period[core]--;
 	}
-	if (w->sink(w->ctx, frame, len))
+	return true;
+}
+
+void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
+		   size_t len, uint64_t ts)
+{
+	if (hwt_tb_prepare(w, core, ts) && w->sink(w->ctx, frame, len))
 		w->dropped++;
 }
 
@@ -205,6 +265,7 @@ struct tb {
 	uint64_t t0;
 	uint64_t last_ts;
 	uint32_t *cur_task;	/* [nr_cpus] task we switched in last, or NONE */
+	uint8_t *mk_uses;	/* HWT_MSG_* of each marker id */
 };
 
 #define TB_NONE	UINT32_MAX
@@ -248,6 +309,9 @@ static int tb_header(void *ctx, struct hwt_conv_run *run)
 	char raw[HWT_NAME_MAX];
 	uint64_t num, den;
 
+	tb->mk_uses = hwt_conv_marker_uses(m);
+	if (!tb->mk_uses)
+		return -ENOMEM;
 	tb->t0 = hwt_model_t0(m);
 	tb->cpm = hwt_conv_cpm(run->in->info);
 	hwt_conv_ns_per_tick(run->in->info, &num, &den);
@@ -302,8 +366,7 @@ static int tb_header(void *ctx, struct hwt_conv_run *run)
 /* An event on core cpu: switch the stream's core first. */
 static void tb_evt(struct tb *tb, uint32_t cpu, struct hwt_tb_evt *e)
 {
-	uint8_t buf[HWT_TB_EVT_MAX(HWT_NAME_MAX * 4)];
-	size_t n;
+	uint8_t *d;
 
 	if (tb->only_core >= 0 && cpu != (uint32_t)tb->only_core)
 		return;
@@ -315,8 +378,12 @@ static void tb_evt(struct tb *tb, uint32_t cpu, struct hwt_tb_evt *e)
 		tb->cur_core = cpu;
 		tb->core_set = true;
 	}
-	n = hwt_tb_encode(buf, e, tb->max_str);
-	hwt_tb_submit(&tb->w, tb->only_core < 0 ? cpu : 0, buf, n, e->ts);
+	/* hwt_tb_submit() with tb_sink(), which never drops: framed in place */
+	if (!hwt_tb_prepare(&tb->w, tb->only_core < 0 ? cpu : 0, e->ts))
+		return;
+	d = (uint8_t *)ob_room(&tb->ob, HWT_TB_EVT_MAX(HWT_NAME_MAX * 4));
+	if (d)
+		tb->ob.len += hwt_tb_encode(d, e, tb->max_str);
 }
 
 static void tb_mev(void *ctx, const struct hwt_mev *ev)
@@ -375,7 +442,7 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		e.u[0] = HWT_TB_SOFTIRQ_BASE + ev->id;
 		break;
 	case HWT_MEV_MARKER:
-		hwt_conv_marker_msg(msg, sizeof(msg), m, ev);
+		*hwt_put_marker_msg(msg, tb->mk_uses[ev->id], ev) = '\0';
 		e.id = HWT_TB_EVTMARKER;
 		e.u[0] = ev->idx;
 		e.str = msg;
@@ -485,5 +552,6 @@ out:
 	hwt_obuf_free(&tb.ob);
 	hwt_model_free(tb.run.model);
 	free(tb.cur_task);
+	free(tb.mk_uses);
 	return ret;
 }

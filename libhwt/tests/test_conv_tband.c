@@ -325,6 +325,71 @@ START_TEST(test_long_string_vectors)
 }
 END_TEST
 
+/*
+ * The one-pass framing (payload first, then COBS) against the byte-by-byte
+ * frame builder, on random payloads around the block limits.
+ */
+START_TEST(test_encode_paths)
+{
+	static uint8_t in[600], a[HWT_TB_FRAME_MAX(600)], b[HWT_TB_FRAME_MAX(600)];
+	static char str[300];
+	uint64_t x = 99;
+
+	for (int k = 0; k < 4000; k++) {
+		size_t n = (size_t)(k % 300), na, nb;
+		struct hwt_tb_frame f;
+		struct hwt_tb_evt e = { 0 };
+
+		for (size_t i = 0; i < n; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			/* some payloads all non-zero, others with zeros */
+			in[i] = (uint8_t)(x >> 56) & (k % 3 ? 0xFF : 0x3);
+			if (k % 5 == 0 && !in[i])
+				in[i] = 7;
+		}
+		na = hwt_tb_cobs(a, in, n);
+		hwt_tb_begin(&f, b);
+		for (size_t i = 0; i < n; i++)
+			hwt_tb_u8(&f, in[i]);
+		nb = hwt_tb_end(&f);
+		ck_assert_uint_eq(na, nb);
+		ck_assert(!memcmp(a, b, na));
+
+		/* an event of random fields and a string of n/2 bytes */
+		e.id = (uint8_t)(x >> 8);
+		e.has_ts = k & 1;
+		e.ts = x >> (k % 64);
+		e.nr_u = (uint8_t)(k % 4);
+		e.u[0] = x >> 3;
+		e.u[1] = k;
+		e.u[2] = UINT64_MAX >> (k % 64);
+		e.has_s64 = k & 2;
+		e.s64 = k % 7 == 0 ? INT64_MIN : (int64_t)(x >> 1) * (k & 4 ? -1 : 1);
+		e.has_u8 = k & 8;
+		e.u8 = (uint8_t)k;
+		for (size_t i = 0; i < n / 2; i++)
+			str[i] = (char)(1 + in[i] % 255);
+		str[n / 2] = '\0';
+		e.str = k % 11 ? str : NULL;
+		na = hwt_tb_encode(a, &e, k & 16 ? 40 : 0);
+		hwt_tb_begin(&f, b);
+		hwt_tb_u8(&f, e.id);
+		if (e.has_ts)
+			hwt_tb_u64(&f, e.ts);
+		for (unsigned int i = 0; i < e.nr_u; i++)
+			hwt_tb_u64(&f, e.u[i]);
+		if (e.has_s64)
+			hwt_tb_s64(&f, e.s64);
+		if (e.has_u8)
+			hwt_tb_u8(&f, e.u8);
+		hwt_tb_str(&f, e.str, k & 16 ? 40 : 0);
+		nb = hwt_tb_end(&f);
+		ck_assert_uint_eq(na, nb);
+		ck_assert(!memcmp(a, b, na));
+	}
+}
+END_TEST
+
 /* --- the reference's full pipeline (parts 3 and 4 of the vectors) ------------ */
 
 static const char stream_every50[] =
@@ -779,5 +844,6 @@ START_TEST(test_max_str)
 END_TEST
 
 TU_MAIN("tband", test_event_vectors, test_cobs_vectors, test_long_string_vectors,
+	test_encode_paths,
 	test_stream_every50, test_stream_with_drop, test_stream_no_drops,
 	test_stream_files, test_convert_fixture, test_convert_one_core, test_max_str)
