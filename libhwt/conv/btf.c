@@ -24,12 +24,6 @@
 
 #include "conv_internal.h"
 
-/* A string of the per-event path: padded (HWT_STR_PAD), with its length. */
-struct btf_str {
-	char *s;
-	uint32_t len;
-};
-
 /* Literals copied as whole chunks: zero-padded in place. */
 struct btf_lit {
 	char s[32];
@@ -42,8 +36,8 @@ struct btf {
 	struct hwt_conv_run run;
 	struct hwt_obuf ob;
 	struct hwt_names names;
-	struct btf_str *core;		/* "Core_<n>,-1," */
-	struct btf_str *isr_sti;	/* stimulus of each ISR */
+	struct hwt_str *core;		/* "Core_<n>,-1," */
+	struct hwt_str *isr_sti;	/* stimulus of each ISR */
 	uint8_t *mk_uses;		/* HWT_MSG_* of each marker id */
 	uint32_t nr_cpus;
 	uint64_t t0, num, den;
@@ -94,10 +88,8 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 	for (uint32_t c = 0; c < b->nr_cpus; c++) {
 		/* a core is a source with instance -1 */
 		snprintf(tmp, sizeof(tmp), "Core_%u,-1,", c);
-		b->core[c].s = hwt_name_dup(tmp, 0, NULL);
-		if (!b->core[c].s)
+		if (hwt_str_set(&b->core[c], tmp))
 			return -ENOMEM;
-		b->core[c].len = (uint32_t)strlen(b->core[c].s);
 	}
 	for (size_t i = 0; i < b->names.n[HWT_ENT_ISR]; i++) {
 		char raw[HWT_NAME_MAX];
@@ -172,7 +164,7 @@ static char *btf_src(char *d, const char *name, uint32_t len, int64_t inst)
 
 static char *btf_core(struct btf *b, char *d, uint32_t cpu)
 {
-	const struct btf_str *c = &b->core[cpu < b->nr_cpus ? cpu : 0];
+	const struct hwt_str *c = &b->core[cpu < b->nr_cpus ? cpu : 0];
 
 	return hwt_put_str(d, c->s, c->len);
 }

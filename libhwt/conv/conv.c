@@ -373,6 +373,18 @@ int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
 	return 0;
 }
 
+int hwt_str_set(struct hwt_str *d, const char *s)
+{
+	size_t len = strlen(s);
+
+	d->s = calloc(1, len + 1 + HWT_STR_PAD);
+	if (!d->s)
+		return -ENOMEM;
+	memcpy(d->s, s, len);
+	d->len = (uint32_t)len;
+	return 0;
+}
+
 void hwt_names_free(struct hwt_names *nm)
 {
 	for (int k = 0; k < HWT_NR_ENT_KINDS; k++) {

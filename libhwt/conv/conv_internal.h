@@ -153,6 +153,15 @@ static inline char *hwt_put_str(char *d, const char *s, size_t len)
 	return d + len;
 }
 
+/* A padded string of the per-event path and its length. */
+struct hwt_str {
+	char *s;
+	uint32_t len;
+};
+
+/* A padded copy of s; -ENOMEM. */
+HWT_CONV_HIDDEN int hwt_str_set(struct hwt_str *d, const char *s);
+
 /* A string literal, its length known at compile time. */
 #define hwt_put_lit(d, lit)	\
 	(memcpy((d), (lit), sizeof(lit) - 1), (d) + sizeof(lit) - 1)

@@ -36,6 +36,18 @@ struct json {
 	uint32_t *irq_depth;	/* [cpu] */
 	uint8_t *soft_open;	/* [cpu] */
 	bool first;
+	/*
+	 * The per-event path: each track's '","pid":P,"tid":T,"ts":' once,
+	 * CPU n's three tracks at [3n], [3n + 1] (irq), [3n + 2] (softirq).
+	 */
+	struct hwt_str *ctrack;
+	struct hwt_str *ttrack;	/* [task idx] */
+	uint8_t *mk_uses;	/* HWT_MSG_* of each marker id */
+	size_t line_max;	/* room for any event, slack included */
+	uint64_t t_last;	/* ts of t_text */
+	bool t_valid;
+	uint32_t t_len;
+	char t_text[32];	/* "<µs>.<ns digits>" */
 };
 
 #define JNONE	UINT32_MAX
@@ -68,17 +80,6 @@ static void json_sep(struct json *j)
 	j->first = false;
 }
 
-static void json_ts(struct json *j, uint64_t ts)
-{
-	uint64_t ns = hwt_muldiv(ts - j->t0, j->num, j->den);
-	char frac[4] = { (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
-			 (char)('0' + ns % 10), 0 };
-
-	ob_u64(&j->ob, ns / 1000);
-	ob_putc(&j->ob, '.');
-	ob_puts(&j->ob, frac);
-}
-
 static uint32_t task_pid(struct json *j, uint32_t tid)
 {
 	struct hwt_stream *s = hwt_model_names(j->run.model);
@@ -90,19 +91,52 @@ static uint32_t task_pid(struct json *j, uint32_t tid)
 	return t && t->tgid ? t->tgid : tid;
 }
 
-/* {"ph":"X","pid":P,"tid":T,"ts":..., then the caller's fields and "}". */
-static void json_begin(struct json *j, char ph, uint32_t pid, uint32_t tid,
-		       uint64_t ts)
+static int track_set(struct hwt_str *d, uint32_t pid, uint32_t tid)
 {
-	json_sep(j);
-	ob_puts(&j->ob, "{\"ph\":\"");
-	ob_putc(&j->ob, ph);
-	ob_puts(&j->ob, "\",\"pid\":");
-	ob_u64(&j->ob, pid);
-	ob_puts(&j->ob, ",\"tid\":");
-	ob_u64(&j->ob, tid);
-	ob_puts(&j->ob, ",\"ts\":");
-	json_ts(j, ts);
+	char tmp[64];
+
+	snprintf(tmp, sizeof(tmp), "\",\"pid\":%u,\"tid\":%u,\"ts\":", pid, tid);
+	return hwt_str_set(d, tmp);
+}
+
+/*
+ * An event is built in place, in one room reservation: the separator,
+ * '{"ph":"X","pid":P,"tid":T,"ts":' and ts (µs with ns digits, reused
+ * while the timestamp stays); the caller adds its fields and ends it.
+ */
+static char *json_begin(struct json *j, char ph, const struct hwt_str *track,
+			uint64_t ts)
+{
+	char *d = ob_room(&j->ob, j->line_max);
+
+	if (!d)
+		return NULL;
+	if (j->first)
+		*d++ = '\n';
+	else
+		d = hwt_put_lit(d, ",\n");
+	j->first = false;
+	d = hwt_put_lit(d, "{\"ph\":\"");
+	*d++ = ph;
+	d = hwt_put_str(d, track->s, track->len);
+	if (!j->t_valid || ts != j->t_last) {
+		uint64_t ns = hwt_muldiv(ts - j->t0, j->num, j->den);
+		char *e = hwt_put_u64(j->t_text, ns / 1000);
+
+		e[0] = '.';
+		memcpy(e + 1, hwt_dec2 + 2 * (ns / 10 % 100), 2);
+		e[3] = (char)('0' + ns % 10);
+		j->t_len = (uint32_t)(e + 4 - j->t_text);
+		j->t_last = ts;
+		j->t_valid = true;
+	}
+	memcpy(d, j->t_text, 24);	/* at most 24 used */
+	return d + j->t_len;
+}
+
+static void json_end(struct json *j, char *d)
+{
+	j->ob.len = (size_t)(d - j->ob.buf);
 }
 
 static void json_meta(struct json *j, const char *what, uint32_t pid, uint32_t tid,
@@ -133,10 +167,27 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	j->cpu_task = malloc(j->nr_cpus * sizeof(*j->cpu_task));
 	j->irq_depth = calloc(j->nr_cpus, sizeof(*j->irq_depth));
 	j->soft_open = calloc(j->nr_cpus, 1);
-	if (!j->tstate || !j->cpu_task || !j->irq_depth || !j->soft_open)
+	j->ctrack = calloc(3 * (size_t)j->nr_cpus, sizeof(*j->ctrack));
+	j->ttrack = calloc(ntask ? ntask : 1, sizeof(*j->ttrack));
+	j->mk_uses = hwt_conv_marker_uses(m);
+	if (!j->tstate || !j->cpu_task || !j->irq_depth || !j->soft_open ||
+	    !j->ctrack || !j->ttrack || !j->mk_uses)
 		return -ENOMEM;
-	for (uint32_t c = 0; c < j->nr_cpus; c++)
+	for (uint32_t c = 0; c < j->nr_cpus; c++) {
 		j->cpu_task[c] = JNONE;
+		if (track_set(&j->ctrack[3 * (size_t)c], PID_CPUS, c) ||
+		    track_set(&j->ctrack[3 * (size_t)c + 1], PID_CPUS, TID_IRQ + c) ||
+		    track_set(&j->ctrack[3 * (size_t)c + 2], PID_CPUS, TID_SOFTIRQ + c))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < ntask; i++) {
+		uint32_t tid = hwt_model_id(m, HWT_ENT_TASK, i);
+
+		if (track_set(&j->ttrack[i], task_pid(j, tid), tid))
+			return -ENOMEM;
+	}
+	/* separator, ph, track, ts, one name, fields, and slack */
+	j->line_max = j->names.max_len + 256;
 	j->t0 = hwt_model_t0(m);
 	j->cpm = hwt_conv_cpm(info);
 	hwt_conv_ns_per_tick(info, &j->num, &j->den);
@@ -175,58 +226,68 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	return j->ob.err;
 }
 
-/* A B or E slice event with name and optional args. */
-static void json_slice(struct json *j, char ph, uint32_t pid, uint32_t tid,
-		       uint64_t ts, const char *name_json, const char *cat)
+/* Padded literals for hwt_put_str(). */
+static const char lit_running[32] = "\"Running\"", lit_runnable[32] = "\"Runnable\"",
+	cat_sched[32] = "sched", cat_task[32] = "task", cat_irq[32] = "irq",
+	cat_softirq[32] = "softirq";
+
+/* A B slice event with its category and name, or an E (name NULL). */
+static void json_slice(struct json *j, char ph, const struct hwt_str *track,
+		       uint64_t ts, const char *name, size_t name_len,
+		       const char *cat)
 {
-	json_begin(j, ph, pid, tid, ts);
-	if (ph == 'B') {
-		ob_puts(&j->ob, ",\"cat\":\"");
-		ob_puts(&j->ob, cat);
-		ob_puts(&j->ob, "\",\"name\":");
-		ob_puts(&j->ob, name_json);
+	char *d = json_begin(j, ph, track, ts);
+
+	if (!d)
+		return;
+	if (name) {
+		d = hwt_put_lit(d, ",\"cat\":\"");
+		d = hwt_put_str(d, cat, strlen(cat));
+		d = hwt_put_lit(d, "\",\"name\":");
+		d = hwt_put_str(d, name, name_len);
 	}
-	ob_putc(&j->ob, '}');
+	*d++ = '}';
+	json_end(j, d);
 }
 
-static void task_track(struct json *j, uint32_t idx, uint32_t tid, uint64_t ts,
-		       int to)
+static void task_track(struct json *j, uint32_t idx, uint64_t ts, int to)
 {
-	uint32_t pid = task_pid(j, tid);
+	const struct hwt_str *t = &j->ttrack[idx];
 
 	if (j->tstate[idx] != TS_NONE)
-		json_slice(j, 'E', pid, tid, ts, NULL, NULL);
+		json_slice(j, 'E', t, ts, NULL, 0, NULL);
 	if (to == TS_RUNNING)
-		json_slice(j, 'B', pid, tid, ts, "\"Running\"", "sched");
+		json_slice(j, 'B', t, ts, lit_running, 9, cat_sched);
 	else if (to == TS_RUNNABLE)
-		json_slice(j, 'B', pid, tid, ts, "\"Runnable\"", "sched");
+		json_slice(j, 'B', t, ts, lit_runnable, 10, cat_sched);
 	j->tstate[idx] = (uint8_t)to;
 }
+
+#define NAME(kind, idx)	j->names.v[kind][idx], j->names.len[kind][idx]
 
 static void json_mev(void *ctx, const struct hwt_mev *ev)
 {
 	struct json *j = ctx;
-	struct hwt_model *m = j->run.model;
 	uint32_t cpu = ev->cpu;
-	char msg[64];
+	const struct hwt_str *ct = &j->ctrack[3 * (size_t)cpu];
+	char *d;
 
 	if (cpu >= j->nr_cpus)
 		return;
 	switch (ev->type) {
 	case HWT_MEV_TASK_ACTIVATE:
 	case HWT_MEV_TASK_RELEASE:
-		task_track(j, ev->idx, ev->id, ev->ts, TS_RUNNABLE);
+		task_track(j, ev->idx, ev->ts, TS_RUNNABLE);
 		break;
 	case HWT_MEV_TASK_START:
 	case HWT_MEV_TASK_RESUME:
 		if (ev->flags & HWT_MEVF_ISR)
 			break;		/* the IRQ track shows the interruption */
 		if (j->cpu_task[cpu] != JNONE)
-			json_slice(j, 'E', PID_CPUS, cpu, ev->ts, NULL, NULL);
-		json_slice(j, 'B', PID_CPUS, cpu, ev->ts,
-			   j->names.v[HWT_ENT_TASK][ev->idx], "task");
+			json_slice(j, 'E', ct, ev->ts, NULL, 0, NULL);
+		json_slice(j, 'B', ct, ev->ts, NAME(HWT_ENT_TASK, ev->idx), cat_task);
 		j->cpu_task[cpu] = ev->idx;
-		task_track(j, ev->idx, ev->id, ev->ts, TS_RUNNING);
+		task_track(j, ev->idx, ev->ts, TS_RUNNING);
 		break;
 	case HWT_MEV_TASK_PREEMPT:
 	case HWT_MEV_TASK_TERMINATE:
@@ -234,16 +295,19 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		if (ev->flags & HWT_MEVF_ISR)
 			break;
 		if (j->cpu_task[cpu] == ev->idx) {
-			json_slice(j, 'E', PID_CPUS, cpu, ev->ts, NULL, NULL);
+			json_slice(j, 'E', ct, ev->ts, NULL, 0, NULL);
 			j->cpu_task[cpu] = JNONE;
 		}
-		task_track(j, ev->idx, ev->id, ev->ts,
+		task_track(j, ev->idx, ev->ts,
 			   ev->type == HWT_MEV_TASK_PREEMPT ? TS_RUNNABLE : TS_NONE);
 		break;
 	case HWT_MEV_TASK_CREATE:
 	case HWT_MEV_TASK_DELETE:
 	case HWT_MEV_PRIORITY:
-		json_begin(j, 'i', task_pid(j, ev->id), ev->id, ev->ts);
+		d = json_begin(j, 'i', &j->ttrack[ev->idx], ev->ts);
+		if (!d)
+			return;
+		json_end(j, d);
 		ob_printf(&j->ob, ",\"s\":\"t\",\"name\":\"%s\"",
 			  ev->type == HWT_MEV_TASK_CREATE ? "fork" :
 			  ev->type == HWT_MEV_TASK_DELETE ? "exit" : "priority");
@@ -254,46 +318,56 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		ob_putc(&j->ob, '}');
 		break;
 	case HWT_MEV_ISR_START:
-		json_slice(j, 'B', PID_CPUS, TID_IRQ + cpu, ev->ts,
-			   j->names.v[HWT_ENT_ISR][ev->idx], "irq");
+		json_slice(j, 'B', ct + 1, ev->ts, NAME(HWT_ENT_ISR, ev->idx), cat_irq);
 		j->irq_depth[cpu]++;
 		break;
 	case HWT_MEV_ISR_TERMINATE:
 		if (j->irq_depth[cpu]) {
-			json_slice(j, 'E', PID_CPUS, TID_IRQ + cpu, ev->ts, NULL, NULL);
+			json_slice(j, 'E', ct + 1, ev->ts, NULL, 0, NULL);
 			j->irq_depth[cpu]--;
 		}
 		break;
 	case HWT_MEV_RUN_START:
-		json_slice(j, 'B', PID_CPUS, TID_SOFTIRQ + cpu, ev->ts,
-			   j->names.v[HWT_ENT_RUNNABLE][ev->idx], "softirq");
+		json_slice(j, 'B', ct + 2, ev->ts, NAME(HWT_ENT_RUNNABLE, ev->idx),
+			   cat_softirq);
 		j->soft_open[cpu] = 1;
 		break;
 	case HWT_MEV_RUN_TERMINATE:
 		if (j->soft_open[cpu]) {
-			json_slice(j, 'E', PID_CPUS, TID_SOFTIRQ + cpu, ev->ts, NULL, NULL);
+			json_slice(j, 'E', ct + 2, ev->ts, NULL, 0, NULL);
 			j->soft_open[cpu] = 0;
 		}
 		break;
 	case HWT_MEV_MARKER:
-		hwt_conv_marker_msg(msg, sizeof(msg), m, ev);
-		json_begin(j, 'i', PID_CPUS, cpu, ev->ts);
-		ob_puts(&j->ob, ",\"s\":\"t\",\"cat\":\"marker\",\"name\":");
-		ob_puts(&j->ob, j->names.v[HWT_ENT_MARKER][ev->idx]);
-		ob_puts(&j->ob, ",\"args\":{\"value\":");
-		json_str(&j->ob, msg);
-		ob_puts(&j->ob, "}}");
+		d = json_begin(j, 'i', ct, ev->ts);
+		if (!d)
+			return;
+		d = hwt_put_lit(d, ",\"s\":\"t\",\"cat\":\"marker\",\"name\":");
+		d = hwt_put_str(d, NAME(HWT_ENT_MARKER, ev->idx));
+		/* digits, '-' and a space: nothing to escape */
+		d = hwt_put_lit(d, ",\"args\":{\"value\":\"");
+		d = hwt_put_marker_msg(d, j->mk_uses[ev->id], ev);
+		d = hwt_put_lit(d, "\"}}");
+		json_end(j, d);
 		break;
 	case HWT_MEV_COUNTER:
-		json_begin(j, 'C', PID_CPUS, 0, ev->ts);
-		ob_puts(&j->ob, ",\"name\":");
-		ob_puts(&j->ob, j->names.v[HWT_ENT_COUNTER][ev->idx]);
-		ob_printf(&j->ob, ",\"args\":{\"value\":%lld}}", (long long)ev->value);
+		d = json_begin(j, 'C', &j->ctrack[0], ev->ts);
+		if (!d)
+			return;
+		d = hwt_put_lit(d, ",\"name\":");
+		d = hwt_put_str(d, NAME(HWT_ENT_COUNTER, ev->idx));
+		d = hwt_put_lit(d, ",\"args\":{\"value\":");
+		d = hwt_put_s64(d, ev->value);
+		d = hwt_put_lit(d, "}}");
+		json_end(j, d);
 		break;
 	case HWT_MEV_LOCK_WAIT:
 	case HWT_MEV_LOCK_ACQUIRE:
 	case HWT_MEV_LOCK_RELEASE:
-		json_begin(j, 'i', PID_CPUS, cpu, ev->ts);
+		d = json_begin(j, 'i', ct, ev->ts);
+		if (!d)
+			return;
+		json_end(j, d);
 		ob_puts(&j->ob, ",\"s\":\"t\",\"cat\":\"lock\",\"name\":");
 		ob_puts(&j->ob, j->names.v[HWT_ENT_LOCK][ev->idx]);
 		ob_printf(&j->ob, ",\"args\":{\"op\":\"%s\"}}",
@@ -301,7 +375,10 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 			  ev->type == HWT_MEV_LOCK_ACQUIRE ? "acquired" : "released");
 		break;
 	case HWT_MEV_LOST:
-		json_begin(j, 'i', PID_CPUS, cpu, ev->ts);
+		d = json_begin(j, 'i', ct, ev->ts);
+		if (!d)
+			return;
+		json_end(j, d);
 		ob_printf(&j->ob, ",\"s\":\"g\",\"cat\":\"hwtrace\",\"name\":\"lost events\","
 			  "\"args\":{\"cpu\":%u,\"lost\":%u,\"cpu_total\":%lld,\"total\":%llu}}",
 			  cpu, ev->inst, (long long)ev->value,
@@ -319,17 +396,18 @@ static void json_finish(struct json *j)
 	uint64_t end = hwt_model_t_end(m);
 
 	for (uint32_t c = 0; j->cpu_task && c < j->nr_cpus; c++) {
+		const struct hwt_str *ct = &j->ctrack[3 * (size_t)c];
+
 		if (j->cpu_task[c] != JNONE)
-			json_slice(j, 'E', PID_CPUS, c, end, NULL, NULL);
+			json_slice(j, 'E', ct, end, NULL, 0, NULL);
 		for (; j->irq_depth[c]; j->irq_depth[c]--)
-			json_slice(j, 'E', PID_CPUS, TID_IRQ + c, end, NULL, NULL);
+			json_slice(j, 'E', ct + 1, end, NULL, 0, NULL);
 		if (j->soft_open[c])
-			json_slice(j, 'E', PID_CPUS, TID_SOFTIRQ + c, end, NULL, NULL);
+			json_slice(j, 'E', ct + 2, end, NULL, 0, NULL);
 	}
 	for (size_t i = 0; j->tstate && i < j->names.n[HWT_ENT_TASK]; i++)
 		if (j->tstate[i] != TS_NONE)
-			task_track(j, (uint32_t)i, hwt_model_id(m, HWT_ENT_TASK, i),
-				   end, TS_NONE);
+			task_track(j, (uint32_t)i, end, TS_NONE);
 	ob_puts(&j->ob, "\n]}\n");
 }
 
@@ -354,6 +432,13 @@ int hwt_conv_json(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *
 	free(j.cpu_task);
 	free(j.irq_depth);
 	free(j.soft_open);
+	for (size_t i = 0; j.ctrack && i < 3 * (size_t)j.nr_cpus; i++)
+		free(j.ctrack[i].s);
+	for (size_t i = 0; j.ttrack && i < j.names.n[HWT_ENT_TASK]; i++)
+		free(j.ttrack[i].s);
+	free(j.ctrack);
+	free(j.ttrack);
+	free(j.mk_uses);
 	hwt_names_free(&j.names);
 	hwt_obuf_free(&j.ob);
 	hwt_model_free(j.run.model);
