@@ -29,6 +29,8 @@ enum {
 	EV_USER,
 };
 
+_Static_assert(EV_USER <= 9, "event ids are written as one digit");
+
 static const char *const ev_type[] = {
 	[EV_ACTIVATION] = "activation", [EV_START] = "start",
 	[EV_PREEMPT] = "preempt", [EV_RESUME] = "resume",
@@ -69,6 +71,10 @@ struct atf {
 	uint32_t core_base;
 	uint32_t user_base[HWT_NR_ENT_KINDS];	/* UserTable ReferenceID of idx 0 */
 	uint64_t t0;
+	uint64_t t_last;		/* ts of t_text */
+	bool t_valid;
+	uint32_t t_len;
+	char t_text[24];		/* Time of the last entry */
 };
 
 static void xml_esc(struct hwt_obuf *o, const char *s)
@@ -248,6 +254,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	uint8_t e = atf_event[ev->type];
 	enum hwt_entity_kind kind = hwt_mev_kind(ev->type);
 	uint32_t ref;
+	char *d;
 
 	if (!e)
 		return;
@@ -269,13 +276,25 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 		ref = a->base[kind] + ev->idx;
 		break;
 	}
-	ob_puts(&a->ob, "    <TraceEntry Time=\"");
-	ob_u64(&a->ob, ev->ts - a->t0);
-	ob_puts(&a->ob, "\" EventID=\"");
-	ob_u64(&a->ob, e);
-	ob_puts(&a->ob, "\" ReferenceID=\"");
-	ob_u64(&a->ob, ref);
-	ob_puts(&a->ob, "\" />\n");
+	/* one room for the entry: the literals and three numbers */
+	d = ob_room(&a->ob, 128);
+	if (!d)
+		return;
+	d = hwt_put_lit(d, "    <TraceEntry Time=\"");
+	/* entries often share a timestamp: its digits are kept */
+	if (!a->t_valid || ev->ts != a->t_last) {
+		a->t_len = (uint32_t)(hwt_put_u64(a->t_text, ev->ts - a->t0) - a->t_text);
+		a->t_last = ev->ts;
+		a->t_valid = true;
+	}
+	memcpy(d, a->t_text, 24);	/* at most 20 used */
+	d += a->t_len;
+	d = hwt_put_lit(d, "\" EventID=\"");
+	*d++ = (char)('0' + e);		/* EV_* are single digits */
+	d = hwt_put_lit(d, "\" ReferenceID=\"");
+	d = hwt_put_u64(d, ref);
+	d = hwt_put_lit(d, "\" />\n");
+	a->ob.len = (size_t)(d - a->ob.buf);
 }
 
 int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
