@@ -7,7 +7,8 @@
  * take a FREE chunk and clear FREE; set_flags(FREE) gives it back once no
  * CPU writes to it.  BUSY and FULL are derived from the rings, never stored.
  *
- * Everything here runs under hwt_lock.  Writers reach a chunk only through
+ * Everything here runs under hwt_lock (hwt_chunk_table() takes it itself).
+ * Writers reach a chunk only through
  * the per-CPU hwt_cur pointer and chunk->link, so a chunk may be freed once
  * it is unreachable and synchronize_rcu() has waited out every writer (they
  * run with preemption disabled).
@@ -292,30 +293,54 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 	st->overwritten = local_read(&r->overwritten);
 }
 
-/* One entry per (chunk, possible CPU), by chunk id then CPU. */
+#define TABLE_BATCH	32
+
+/*
+ * One entry per (chunk, possible CPU), by chunk id then CPU.  Called without
+ * hwt_lock: copying to user memory may fault, and a fault may need the
+ * mmap_lock that mmap() holds while hwt_mmap() waits for hwt_lock.  So the
+ * table is filled in batches under the lock and copied out after it; a
+ * chunk created or deleted in between may be missed or seen.
+ */
 int hwt_chunk_table(struct hwt_chunk_table *arg)
 {
 	struct hwt_chunk_stat __user *out = u64_to_user_ptr(arg->entries);
-	struct hwt_chunk_stat st;
-	u32 n = 0;
-	int id, cpu;
+	u32 ncpus = num_possible_cpus(), n = 0, done = 0, k;
+	struct hwt_chunk_stat *batch;
+	int id, cpu, ret = 0;
 
 	if (arg->reserved)
 		return -EINVAL;
-	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
-		if (!hwt_chunks[id])
-			continue;
-		for_each_possible_cpu(cpu) {
-			if (n < arg->nr_entries) {
-				chunk_stat(hwt_chunks[id], cpu, &st);
-				if (copy_to_user(&out[n], &st, sizeof(st)))
-					return -EFAULT;
+	batch = kmalloc_array(TABLE_BATCH, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+	do {
+		k = 0;
+		n = 0;
+		mutex_lock(&hwt_lock);
+		for (id = 0; id < HWT_MAX_CHUNKS; id++) {
+			if (!hwt_chunks[id])
+				continue;
+			if (n + ncpus <= done || done >= arg->nr_entries) {
+				n += ncpus;
+				continue;
 			}
-			n++;
+			for_each_possible_cpu(cpu) {
+				if (n >= done && n < arg->nr_entries && k < TABLE_BATCH)
+					chunk_stat(hwt_chunks[id], cpu, &batch[k++]);
+				n++;
+			}
 		}
-	}
+		mutex_unlock(&hwt_lock);
+		if (k && copy_to_user(&out[done], batch, k * sizeof(*batch))) {
+			ret = -EFAULT;
+			break;
+		}
+		done += k;
+	} while (k == TABLE_BATCH);
+	kfree(batch);
 	arg->nr_entries = n;
-	return 0;
+	return ret;
 }
 
 int hwt_chunk_ring_info(struct hwt_ring_info *arg)

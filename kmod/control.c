@@ -28,7 +28,7 @@ static void wake_consumers(struct irq_work *work)
 
 static struct irq_work hwt_wakeup_work = IRQ_WORK_INIT(wake_consumers);
 
-/* Module exit: no wakeup may still be queued. */
+/* Module exit: no wakeup may still be queued (it would run module code). */
 void hwt_control_exit(void)
 {
 	irq_work_sync(&hwt_wakeup_work);
@@ -192,7 +192,6 @@ void hwt_disable(void)
 	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
-	irq_work_sync(&hwt_wakeup_work);
 	wake_up_all(&hwt_wait);
 }
 

@@ -62,8 +62,6 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 		return hwt_chunk_link(buf);
 	case HWT_IOC_GET_FIRST_CHUNK:
 		return hwt_chunk_first((unsigned int)arg);
-	case HWT_IOC_CHUNK_TABLE:
-		return hwt_chunk_table(buf);
 	case HWT_IOC_SET_FILTER:
 		return hwt_set_filter(buf);
 	case HWT_IOC_GET_FILTER:
@@ -108,9 +106,14 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (cmd == HWT_IOC_LOG_EVENT)
 		return hwt_log_user(&buf.log);
 
-	mutex_lock(&hwt_lock);
-	ret = hwt_ioctl_locked(cmd, arg, &buf);
-	mutex_unlock(&hwt_lock);
+	/* the table copies to user memory itself, outside hwt_lock */
+	if (cmd == HWT_IOC_CHUNK_TABLE) {
+		ret = hwt_chunk_table(&buf.table);
+	} else {
+		mutex_lock(&hwt_lock);
+		ret = hwt_ioctl_locked(cmd, arg, &buf);
+		mutex_unlock(&hwt_lock);
+	}
 
 	if (ret >= 0 && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &buf, size))

@@ -15,6 +15,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/kprobes.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/siphash.h>
@@ -103,6 +104,52 @@ static void probe_sched_pi_setprio(void *data, struct task_struct *tsk,
 
 	hwt_record(HWT_EV_INHERITANCE, prio, tsk->pid);
 }
+
+/*
+ * No tracepoint reports a task's new priority after setpriority(),
+ * sched_setscheduler() or sched_setattr(): kretprobes on the functions they
+ * all end in record the task's normal priority once the change is made.
+ * The caller holds a reference to the task throughout.
+ */
+struct prio_call {
+	struct task_struct *p;
+};
+
+static int prio_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct prio_call *call = (struct prio_call *)ri->data;
+
+	call->p = (struct task_struct *)regs_get_kernel_argument(regs, 0);
+	return 0;
+}
+
+static int prio_set(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct prio_call *call = (struct prio_call *)ri->data;
+
+	hwt_record(HWT_EV_SET_PRIORITY, READ_ONCE(call->p->normal_prio),
+		   call->p->pid);
+	return 0;
+}
+
+/* __sched_setscheduler() returns an error code: record only successes */
+static int prio_setscheduler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs))
+		return 0;
+	return prio_set(ri, regs);
+}
+
+#define PRIO_KRETPROBE(sym, fn) {					\
+	.kp.symbol_name = #sym,						\
+	.entry_handler = prio_entry,					\
+	.handler = fn,							\
+	.data_size = sizeof(struct prio_call),				\
+}
+
+static struct kretprobe krp_set_user_nice = PRIO_KRETPROBE(set_user_nice, prio_set);
+static struct kretprobe krp_setscheduler =
+	PRIO_KRETPROBE(__sched_setscheduler, prio_setscheduler);
 
 /* interrupt */
 
@@ -252,14 +299,17 @@ static void probe_name_rename(void *data, struct task_struct *task,
 #define HWT_NAMES HWT_NR_FAMILIES
 
 struct hwt_probe {
-	const char *tracepoint;
+	const char *tracepoint;		/* or kernel function, for a kretprobe */
 	void *func;
 	unsigned int family;		/* or HWT_NAMES */
+	struct kretprobe *krp;		/* instead of a tracepoint */
 	struct tracepoint *tp;		/* NULL: not on this kernel */
+	bool available;
 	bool attached;
 };
 
 #define PROBE(tp, fn, fam) { #tp, probe_##fn, fam }
+#define KRETPROBE(sym, krp, fam) { #sym, NULL, fam, &(krp) }
 
 static struct hwt_probe probes[] = {
 	PROBE(sched_switch, sched_switch, HWT_FAM_TASK),
@@ -270,6 +320,8 @@ static struct hwt_probe probes[] = {
 	PROBE(sched_process_exec, sched_process_exec, HWT_FAM_TASK),
 	PROBE(sched_migrate_task, sched_migrate_task, HWT_FAM_TASK),
 	PROBE(sched_pi_setprio, sched_pi_setprio, HWT_FAM_PRIORITY),
+	KRETPROBE(set_user_nice, krp_set_user_nice, HWT_FAM_PRIORITY),
+	KRETPROBE(__sched_setscheduler, krp_setscheduler, HWT_FAM_PRIORITY),
 	PROBE(irq_handler_entry, irq_handler_entry, HWT_FAM_INTERRUPT),
 	PROBE(irq_handler_exit, irq_handler_exit, HWT_FAM_INTERRUPT),
 	PROBE(softirq_entry, softirq_entry, HWT_FAM_INTERRUPT),
@@ -309,7 +361,7 @@ static void find_tracepoint(struct tracepoint *tp, void *unused)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(probes); i++)
-		if (!strcmp(tp->name, probes[i].tracepoint))
+		if (!probes[i].krp && !strcmp(tp->name, probes[i].tracepoint))
 			probes[i].tp = tp;
 }
 
@@ -326,15 +378,34 @@ int hwt_probe_info(struct hwt_probe_info *info)
 		return -EINVAL;
 	p = &probes[info->index];
 	info->family = p->family;
-	info->flags = (p->tp ? HWT_PROBE_AVAILABLE : 0) |
+	info->flags = (p->available ? HWT_PROBE_AVAILABLE : 0) |
 		      (p->attached ? HWT_PROBE_ATTACHED : 0);
 	strscpy_pad(info->tracepoint, p->tracepoint, sizeof(info->tracepoint));
 	return 0;
 }
 
+static int attach(struct hwt_probe *p)
+{
+	if (!p->krp)
+		return tracepoint_probe_register(p->tp, p->func, NULL);
+	/* a kretprobe is registered afresh each time: by name, not address */
+	p->krp->kp.addr = NULL;
+	p->krp->kp.flags = 0;
+	return register_kretprobe(p->krp);
+}
+
+/* unregister_kretprobe() itself waits for running handlers */
+static int detach(struct hwt_probe *p)
+{
+	if (!p->krp)
+		return tracepoint_probe_unregister(p->tp, p->func, NULL);
+	unregister_kretprobe(p->krp);
+	return 0;
+}
+
 static bool wanted(const struct hwt_probe *p)
 {
-	if (!hwt_enabled || !p->tp)
+	if (!hwt_enabled || !p->available)
 		return false;
 	return p->family == HWT_NAMES || !(hwt_filter_mask & BIT(p->family));
 }
@@ -355,10 +426,10 @@ int hwt_probes_sync(void)
 		if (wanted(p) == p->attached)
 			continue;
 		if (p->attached) {
-			ret = tracepoint_probe_unregister(p->tp, p->func, NULL);
+			ret = detach(p);
 			detached = true;
 		} else {
-			ret = tracepoint_probe_register(p->tp, p->func, NULL);
+			ret = attach(p);
 		}
 		if (ret) {
 			pr_warn_once("%s %s: %d\n", p->attached ? "detach" : "attach",
@@ -380,8 +451,13 @@ int hwt_probes_init(void)
 	get_random_bytes(&ptr_key, sizeof(ptr_key));
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		if (!probes[i].tp) {
-			pr_info("tracepoint %s not on this kernel\n", probes[i].tracepoint);
+		struct hwt_probe *p = &probes[i];
+
+		/* a function may be inlined or not probeable on this build */
+		p->available = p->krp ? !attach(p) && !detach(p) : !!p->tp;
+		if (!p->available) {
+			pr_info("%s %s not on this kernel\n",
+				p->krp ? "function" : "tracepoint", p->tracepoint);
 			missing++;
 		}
 	}

@@ -4,7 +4,9 @@
  * a real fork/exec/exit/signal/sleep produces, with names for every pid.
  */
 #include "hwt_test.h"
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -219,6 +221,39 @@ TEST_F(src, task_lifecycle)
 	EXPECT_EQ(0, unnamed);
 	/* it was switched out dead exactly once (its other switch-outs slept) */
 	EXPECT_EQ(1, child_deaths);
+}
+
+/* setpriority() and sched_setscheduler() on a child: its new priorities */
+TEST_F(src, priority_changes)
+{
+	struct sched_param rt = { .sched_priority = 10 }, bad = { .sched_priority = 1000 };
+	struct probe_state st;
+	int status;
+	pid_t child;
+
+	if (probe_flags(self->fd, "set_user_nice", &st) || !(st.flags & HWT_PROBE_AVAILABLE))
+		SKIP(return, "set_user_nice cannot be probed on this kernel");
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_PRIORITY));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, child, 5));
+	ASSERT_EQ(0, sched_setscheduler(child, SCHED_FIFO, &rt));
+	EXPECT_NE(0, sched_setscheduler(child, SCHED_FIFO, &bad));
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	collect(_metadata, self, child);
+
+	/* nice 5 is kernel priority 125; SCHED_FIFO 10 is 99 - 10 */
+	EXPECT_EQ(1, count(self, HWT_EV_SET_PRIORITY, 125, child));
+	EXPECT_EQ(1, count(self, HWT_EV_SET_PRIORITY, 89, child));
+	/* the refused call logged nothing */
+	EXPECT_EQ(2, count(self, HWT_EV_SET_PRIORITY, -1, child));
 }
 
 TEST_F(src, irq_timer_cpu)
