@@ -422,14 +422,11 @@ static void emit(struct hwt_model *m, struct hwt_mev *ev)
 		m->sink(m->sink_ctx, ev);
 }
 
-static void emit_task(struct hwt_model *m, struct task *t, unsigned int type,
-		      uint64_t ts, uint32_t cpu, unsigned int flags, int64_t value)
+static void emit_task_ev(struct hwt_model *m, struct task *t, unsigned int type,
+			 uint64_t ts, uint32_t cpu, unsigned int flags,
+			 int64_t value)
 {
-	struct hwt_mev ev;
-
-	if (!m->sink)
-		return;
-	ev = (struct hwt_mev){
+	struct hwt_mev ev = {
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = t->tid, .inst = t->inst, .idx = t->idx,
 		.value = value, .value2 = t->lock, .last_cpu = t->cpu,
@@ -441,6 +438,15 @@ static void emit_task(struct hwt_model *m, struct task *t, unsigned int type,
 	else
 		ev.ctx_kind = HWT_ENT_NONE;
 	emit(m, &ev);
+}
+
+/* Inline: pass 1 (no sink) pays one test, not a call. */
+static inline void emit_task(struct hwt_model *m, struct task *t,
+			     unsigned int type, uint64_t ts, uint32_t cpu,
+			     unsigned int flags, int64_t value)
+{
+	if (m->sink)
+		emit_task_ev(m, t, type, ts, cpu, flags, value);
 }
 
 static void stat_add(struct hwt_stat *s, uint64_t v)
@@ -474,23 +480,27 @@ static void t_activate(struct hwt_model *m, struct task *t, uint64_t ts,
 	emit_task(m, t, HWT_MEV_TASK_ACTIVATE, ts, cpu, flags, 0);
 }
 
-static void run_event(struct hwt_model *m, struct task *t, unsigned int type,
-		      uint64_t ts, uint32_t cpu, unsigned int flags)
+static void run_event_ev(struct hwt_model *m, struct task *t, unsigned int type,
+			 uint64_t ts, uint32_t cpu, unsigned int flags)
 {
-	struct hwt_mev ev;
-	uint32_t i;
-
-	if (!m->sink)
-		return;
-	ev = (struct hwt_mev){
+	struct hwt_mev ev = {
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = t->rvec, .inst = t->rinst,
 		.ctx_kind = HWT_ENT_TASK, .ctx_id = t->tid, .ctx_inst = t->inst,
 		.ctx_idx = t->idx,
 	};
-	i = hfind(m, HWT_ENT_RUNNABLE, t->rvec);
+	uint32_t i = hfind(m, HWT_ENT_RUNNABLE, t->rvec);
+
 	ev.idx = ((struct simple *)vec_at(&m->ent[HWT_ENT_RUNNABLE], i))->idx;
 	emit(m, &ev);
+}
+
+static inline void run_event(struct hwt_model *m, struct task *t,
+			     unsigned int type, uint64_t ts, uint32_t cpu,
+			     unsigned int flags)
+{
+	if (m->sink)
+		run_event_ev(m, t, type, ts, cpu, flags);
 }
 
 /* Take a running task off its CPU: PREEMPT, WAIT or TERMINATE. */
@@ -629,21 +639,26 @@ static void cpu_put_off(struct hwt_model *m, uint32_t cpu, uint64_t ts)
 
 /* --- ISRs -------------------------------------------------------------------- */
 
-static void emit_isr(struct hwt_model *m, struct frame *f, unsigned int type,
-		     uint64_t ts, uint32_t cpu, unsigned int flags)
+static void emit_isr_ev(struct hwt_model *m, struct frame *f, unsigned int type,
+			uint64_t ts, uint32_t cpu, unsigned int flags)
 {
 	struct isr *s = isr_at(m, f->isr);
-	struct hwt_mev ev;
-
-	if (flags & HWT_MEVF_SYNTH)
-		f->synth = true;
-	if (!m->sink)
-		return;
-	ev = (struct hwt_mev){
+	struct hwt_mev ev = {
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = s->id, .inst = f->inst, .idx = s->idx,
 	};
+
 	emit(m, &ev);
+}
+
+static inline void emit_isr(struct hwt_model *m, struct frame *f,
+			    unsigned int type, uint64_t ts, uint32_t cpu,
+			    unsigned int flags)
+{
+	if (flags & HWT_MEVF_SYNTH)
+		f->synth = true;
+	if (m->sink)
+		emit_isr_ev(m, f, type, ts, cpu, flags);
 }
 
 static struct timing *isr_timing(struct hwt_model *m, uint32_t i)
@@ -804,7 +819,8 @@ static void do_switch(struct hwt_model *m, const struct hwt_record *r)
 	if (!tp)
 		return;
 	learn(tp, FIRST_RUNNING, cpu);
-	t_run(m, tp, r->ts, cpu, HWT_MEVF_SYNTH);	/* no-op if it runs here */
+	if (tp->state != T_RUNNING || tp->cpu != cpu)
+		t_run(m, tp, r->ts, cpu, HWT_MEVF_SYNTH);
 	if (state == HWT_STATE_DEAD || tp->exiting)
 		type = HWT_MEV_TASK_TERMINATE;
 	else if (state == HWT_STATE_RUNNABLE)
