@@ -72,7 +72,10 @@ tap_suite() {
 	fi
 	count "$p" "$f"
 	if [ "$rc" -ne 0 ]; then
-		grep -E '^not ok|check-log|^# .*:[0-9]+:' "$out/$name.log" | head -n 30 | sed "s/^/  $name: /"
+		# failed tests, then check-log's verdicts with the kernel's
+		# reports and the log tail around them
+		grep -E '^not ok|^# .*:[0-9]+:' "$out/$name.log" | head -n 30 | sed "s/^/  $name: /"
+		grep -E '^check-log|^ *[0-9]+\| |^------' "$out/$name.log" | head -n 120 | sed "s/^/  $name: /"
 	fi
 }
 

@@ -116,6 +116,31 @@ static void collect(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, got);
 }
 
+/* Whether some CPU's ring already holds pid's switch-out as a dead task. */
+static bool dead_switch_recorded(FIXTURE_DATA(src) *self, pid_t pid)
+{
+	bool found = false;
+
+	for (int c = 0; c < self->ncpu && !found; c++) {
+		struct hwt_map m;
+		uint64_t pos, head;
+
+		if (!hwt_cpu_online(c) || hwt_map(self->fd, self->id, c, &m))
+			continue;
+		head = __atomic_load_n(&m.meta->data_head, __ATOMIC_ACQUIRE);
+		for (pos = m.meta->data_tail; pos != head && !found;
+		     pos = hwt_next_pos(&m, pos)) {
+			const struct hwt_event *e = hwt_slot(&m, pos);
+
+			found = e->code == HWT_EV_TASK_SCHEDULE &&
+				hwt_switch_prev(e) == (uint32_t)pid &&
+				hwt_switch_state(e) == HWT_STATE_DEAD;
+		}
+		hwt_unmap(&m);
+	}
+	return found;
+}
+
 static size_t count(FIXTURE_DATA(src) *self, uint16_t code, int par1, int64_t par2)
 {
 	size_t n = 0;
@@ -184,6 +209,13 @@ TEST_F(src, task_lifecycle)
 	usleep(200000);
 	ASSERT_EQ(0, kill(child, SIGTERM));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
+	/*
+	 * waitpid() returns once the child has notified its parent, which
+	 * may be before its CPU switches away from it for the last time:
+	 * keep tracing until that switch is in a ring (or give up after 5 s).
+	 */
+	for (int i = 0; i < 500 && !dead_switch_recorded(self, child); i++)
+		usleep(10000);
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
 	collect(_metadata, self, child);
 
