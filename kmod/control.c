@@ -204,19 +204,27 @@ static void log_filter(void *info)
 
 int hwt_set_filter(const struct hwt_filter *arg)
 {
-	u16 mask;
+	u16 old = hwt_filter_mask, mask;
+	int ret;
 
 	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1)
 		return -EINVAL;
-	mask = hwt_filter_mask & ~BIT(arg->family);
+	mask = old & ~BIT(arg->family);
 	if (arg->status)
 		mask |= BIT(arg->family);
 	WRITE_ONCE(hwt_filter_mask, mask);
 	if (!hwt_enabled)
 		return 0;
-	on_each_cpu(log_filter, (void *)arg, 1);
 	/* a filtered family has no probe attached */
-	return hwt_probes_sync();
+	ret = hwt_probes_sync();
+	if (ret) {
+		/* a probe failed to attach: all as before, or as near as we can */
+		WRITE_ONCE(hwt_filter_mask, old);
+		hwt_probes_sync();
+		return ret;
+	}
+	on_each_cpu(log_filter, (void *)arg, 1);
+	return 0;
 }
 
 u32 hwt_clock_kind(void)

@@ -69,8 +69,12 @@ fi
 
 # panic=-1 reboots at once on a panic and -no-reboot turns that into a qemu
 # exit: the log then lacks HWT-VM-DONE. Oopses do not panic, so the rest of
-# the run and the kernel log still reach us.
-cmdline="console=ttyS0 loglevel=4 panic=-1 hwt.timeout=$timeout $append"
+# the run and the kernel log still reach us.  A soft lockup or a hung task
+# does panic, after a backtrace of every CPU: a wedged guest would never
+# dump its log, and panic_print=32 replays the whole log to the console.
+cmdline="console=ttyS0 loglevel=4 panic=-1 softlockup_panic=1"
+cmdline+=" softlockup_all_cpu_backtrace=1 hung_task_panic=1 panic_print=32"
+cmdline+=" hwt.timeout=$timeout $append"
 host_timeout=$((timeout + 120))
 
 start=$(date +%s)

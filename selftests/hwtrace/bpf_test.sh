@@ -106,6 +106,19 @@ unnamed() {
 echo "TAP version 13"
 echo "1..19"
 
+! HWTRACE_BTF=/nonexistent $hwtrace record --backend=bpf -q -d 1 -o $t/nobtf.hwt \
+	>$t/nobtf.out 2>&1 && grep -q 'no BTF' $t/nobtf.out
+ok $? "no kernel BTF: clear error"
+
+# A kernel without BTF (the debug kernel of make check-debug) cannot load
+# the programs: the error above is all a user gets there.
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	for i in $(seq 2 19); do
+		echo "ok $i # SKIP no /sys/kernel/btf/vmlinux on this kernel"
+	done
+	exit 0
+fi
+
 # --- the bpf backend alone ---------------------------------------------------
 # hackbench reports on the serial console: its IRQs fall in the window
 $hwtrace record --backend=bpf -q -f task,irq,timer,mutex,signal,cpu,prio -o $t/bpf.hwt \
@@ -213,8 +226,5 @@ insmod /hwt/hwtrace.ko
 	>$t/perm.out 2>&1 && grep -q 'CAP_BPF' $t/perm.out
 ok $? "non-root: says which capabilities are missing"
 sed 's/^/# /' $t/perm.out
-! HWTRACE_BTF=/nonexistent $hwtrace record --backend=bpf -q -d 1 -o $t/nobtf.hwt \
-	>$t/nobtf.out 2>&1 && grep -q 'no BTF' $t/nobtf.out
-ok $? "no kernel BTF: clear error"
 
 [ $fails -eq 0 ]
