@@ -5,9 +5,10 @@
 #   build  compile the module (Kbuild of the 6.1 headers), libhwt, tools, tests
 #   vm     boot the kselftests in a TCG guest
 #   lint   checkpatch.pl and kselftest headers from linux-source-6.1
+#   debug  build the debug kernel of make check-debug from linux-source-6.1
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint]...
+# usage: scripts/deps.sh [build|vm|lint|debug]...
 set -euo pipefail
 
 declare -A groups=(
@@ -26,9 +27,12 @@ declare -A groups=(
 	      trace-cmd stress-ng"
 	# xz-utils: linux-source-6.1 ships as .tar.xz.
 	[lint]="linux-source-6.1 perl xz-utils shellcheck"
+	# make check-debug builds linux-source-6.1 itself: certs/ and objtool
+	# need OpenSSL and libelf headers.
+	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
 )
 
-[ $# -gt 0 ] || set -- build vm lint
+[ $# -gt 0 ] || set -- build vm lint debug
 
 want=()
 for g in "$@"; do

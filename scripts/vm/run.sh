@@ -80,10 +80,16 @@ host_timeout=$((timeout + 120))
 start=$(date +%s)
 qrc=0
 # -nic none: the guest only needs loopback, and no NIC means no iPXE ROM.
+# thread=single: with one host thread per vCPU (QEMU 7.2's default), a vCPU
+# can keep running a stale translation of kernel text another vCPU has just
+# patched: after text_poke_bp() put the old bytes back, the guest spins on an
+# int3 that is no longer in memory (kprobes rewinds to it each time), on all
+# CPUs, with soft lockups.  Enabling tracepoints patches text under load, so
+# hwtrace's tests hit it within a few runs; one TCG thread never does.
 # sed -u keeps the console live; it drops \r and the firmware's terminal
 # resets and screen clears.
 timeout -k 10 "$host_timeout" \
-	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem" \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp" -m "$mem" \
 	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |
