@@ -43,8 +43,11 @@ vm-payload: module selftests tools
 # Every kselftest on 2 vCPUs, the concurrency-heavy ones again on 4.
 check-vm: check-vm-smp2 check-vm-smp4
 
+# The soak and the ioctl fuzzer run for long on the debug kernel
+# (make check-debug); here they are a short smoke run.
 check-vm-smp2: vm-payload
 	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 \
+		--append "HWT_SOAK_SECS=20 HWT_FUZZ_SECS=10" \
 		--log $(BUILD)/vm-smp2.log -i $(BUILD)/vm.cpio.gz
 
 check-vm-smp4: vm-payload
@@ -104,3 +107,11 @@ clean:
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm \
 	check-vm-smp2 check-vm-smp4 lint bench bench-payload demo clean
+
+# make check-debug: the whole kselftest suite on a debug kernel (KASAN,
+# lockdep, UBSAN, kmemleak, fault injection), built once from Debian's
+# linux-source-6.1 and cached outside the repo (scripts/debug-kernel/).
+check-debug:
+	bash scripts/debug-kernel/check.sh
+
+.PHONY: check-debug

@@ -45,9 +45,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage
 
-if [ ! -r "$tarball" ]; then
-	bash "$here/../deps.sh" lint
-fi
+bash "$here/../deps.sh" debug
 [ -r "$tarball" ] || { echo "$0: no $tarball" >&2; exit 1; }
 
 # The source version: the package's when dpkg knows it, else the tarball's hash.
