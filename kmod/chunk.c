@@ -176,10 +176,16 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 		return -EINVAL;
 	changed = c->flags ^ arg->flags;
 
-	for_each_possible_cpu(cpu) {
-		/* a ring's mode cannot change under its writers */
-		if ((changed & HWT_CHUNK_MODE_MASK) && hwt_chunk_busy(c, cpu))
+	if (changed & HWT_CHUNK_MODE_MASK) {
+		/*
+		 * A ring's mode cannot change under its writers, nor while a
+		 * CPU may jump in (selected, or a link target while tracing).
+		 */
+		if (hwt_enabled && (c == hwt_selected || chunk_linked_to(c)))
 			return -EBUSY;
+		for_each_possible_cpu(cpu)
+			if (hwt_chunk_busy(c, cpu))
+				return -EBUSY;
 	}
 	if (changed & arg->flags & HWT_CHUNK_FREE) {
 		/* giving a chunk back: nothing may still lead a CPU to it */

@@ -82,8 +82,14 @@ void hwt_move_cpus(struct hwt_chunk *to)
 
 static void count_lost(struct hwt_ring *r)
 {
+	unsigned long lost;
+
 	local_inc(&r->lost);
-	WRITE_ONCE(r->meta->lost, local_read(&r->lost));
+	/* a loss nested between the read and the store must not be undone */
+	do {
+		lost = local_read(&r->lost);
+		WRITE_ONCE(r->meta->lost, lost);
+	} while (lost != local_read(&r->lost));
 	WRITE_ONCE(r->full, true);
 }
 
@@ -142,13 +148,15 @@ static void cpu_stop(void *unused)
 {
 	struct hwt_chunk *c = this_cpu_read(hwt_cur);
 	struct hwt_ring *r;
+	unsigned long lost;
 
 	if (!c)
 		return;
 	r = &c->rings[smp_processor_id()];
-	if (local_read(&r->lost) != r->lost_reported) {
-		__hwt_record(HWT_EV_LOST, 0, (u32)local_read(&r->lost), true);
-		r->lost_reported = local_read(&r->lost);
+	lost = local_read(&r->lost);
+	if (lost != r->lost_reported) {
+		__hwt_record(HWT_EV_LOST, 0, (u32)lost, true);
+		r->lost_reported = lost;
 	}
 	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
 	this_cpu_write(hwt_cur, NULL);
@@ -167,13 +175,17 @@ int hwt_enable(void)
 	if (!hwt_selected)
 		return -EINVAL;
 	hwt_enabled = true;
-	hwt_names_snapshot();
 	ret = hwt_probes_sync();
 	if (ret) {
 		hwt_enabled = false;
 		hwt_probes_sync();
 		return ret;
 	}
+	/*
+	 * After the fork/exec/rename probes are attached: a task the
+	 * snapshot misses was born or renamed since, and a probe named it.
+	 */
+	hwt_names_snapshot();
 	on_each_cpu(cpu_start, hwt_selected, 1);
 	/* offline CPUs start writing when they come back */
 	for_each_possible_cpu(cpu)

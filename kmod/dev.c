@@ -197,7 +197,11 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 			goto out;
 		hwt_vm_flags_set(vma, 0, VM_MAYWRITE);
 	}
-	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, 0);
+	/* trace data is never code */
+	ret = -EPERM;
+	if (vma->vm_flags & VM_EXEC)
+		goto out;
+	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, mem, 0);
 	if (ret)
 		goto out;

@@ -18,6 +18,7 @@ static __always_inline void __hwt_record(u16 code, u16 par1, u32 par2, bool ctl)
 {
 	struct hwt_chunk *c;
 	struct hwt_ring *r;
+	unsigned long lost;
 	bool cyc;
 
 	preempt_disable_notrace();
@@ -30,10 +31,11 @@ static __always_inline void __hwt_record(u16 code, u16 par1, u32 par2, bool ctl)
 	 * A ring that lost events says how many before the next event, once
 	 * there is room for both (so a full ring is not flooded with reports).
 	 */
-	if (unlikely(local_read(&r->lost) != r->lost_reported) && !ctl &&
+	lost = local_read(&r->lost);
+	if (unlikely(lost != r->lost_reported) && !ctl &&
 	    !hwt_ring_write(r, cyc, r->normal_slots - 1, HWT_EV_LOST, 0,
-			    (u32)local_read(&r->lost)))
-		r->lost_reported = local_read(&r->lost);
+			    (u32)lost))
+		r->lost_reported = lost;	/* what was written, not a later count */
 	if (unlikely(hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
 				    code, par1, par2)))
 		hwt_ring_full(c, r, code, par1, par2, ctl);

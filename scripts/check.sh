@@ -80,11 +80,15 @@ tap_suite() {
 }
 
 kdir=$(bash scripts/kdir.sh)
-step build make all KDIR="$kdir"
+# the module from clean, so that any W=1 warning shows and fails the step
+step build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
+	make all KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:'; }"
 step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
 step checkpatch make lint
 step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
-step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init .ci/run selftests/hwtrace/vm-run.sh'
+step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init \
+	scripts/debug-kernel/*.sh .ci/run selftests/hwtrace/*.sh bench/*.sh &&
+	shellcheck -s bash tools/hwtrace/hwtrace.bash-completion'
 tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check
 check_suite unit-asan-ubsan make -C libhwt check SAN=1

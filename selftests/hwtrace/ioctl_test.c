@@ -238,6 +238,14 @@ TEST_F(dev, link)
 	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, b));
 	/* freeing b needs the link gone first */
 	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	/* while tracing, a CPU may jump into b at any time: its mode stays */
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, a));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, b, HWT_CHUNK_CYC));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_COMPR));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_CYC));
+	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP));
 	ASSERT_EQ(0, hwt_link(self->fd, a, HWT_NO_CHUNK));
 	EXPECT_EQ(0, hwt_set_flags(self->fd, b, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
 	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_CHUNK_LINK, BAD_PTR));
@@ -388,10 +396,26 @@ TEST_F(dev, mmap_bad)
 		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
 	ASSERT_NE(MAP_FAILED, p);
 	EXPECT_NE(0, mprotect(p, data, PROT_READ | PROT_WRITE));
+	EXPECT_NE(0, mprotect(p, data, PROT_READ | PROT_EXEC));
 	/* a partial unmap splits the vma; the count of mappings follows */
 	EXPECT_EQ(0, munmap(p, PAGE));
 	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
 	munmap((char *)p + PAGE, PAGE);
+
+	/* no area is ever executable */
+	p = mmap(NULL, data, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_NE(0, mprotect(p, PAGE, PROT_READ | PROT_EXEC));
+	munmap(p, PAGE);
 
 	/* wrong length, wrong offset, no such chunk or CPU */
 	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd,

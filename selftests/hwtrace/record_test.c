@@ -246,6 +246,11 @@ TEST_F(rec, jtn_continues_in_link)
 		EXPECT_EQ(0, sa.lost);
 		EXPECT_EQ(0, sb.lost);
 		EXPECT_TRUE(sa.flags & HWT_CHUNK_FULL);
+		/*
+		 * written + lost == attempted over the chain: start records,
+		 * n events, next_chunk, trace_stop
+		 */
+		EXPECT_EQ(START_RECS + n + 2, sa.written + sb.written);
 
 		ASSERT_EQ(0, hwt_map(self->fd, a, c, &ma));
 		got = hwt_drain(&ma, self->buf, 1 << 16);
