@@ -47,7 +47,7 @@ stats() {
 {
 	echo "# hwtrace benchmarks"
 	echo
-	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (invariant TSC trusted), $(date -u +%Y-%m-%d)."
+	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (tsc=reliable; module clock: monotonic), $(date -u +%Y-%m-%d)."
 	echo "TCG distorts absolute numbers: the ratios between tracers measured in"
 	echo "the same boot are the figures that count. Medians with min-max spread."
 	echo

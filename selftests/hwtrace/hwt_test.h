@@ -24,6 +24,8 @@
 
 #define HWT_DEV "/dev/hwtrace"
 #define REC	HWT_EVENT_SIZE
+/* what enable writes first on every CPU: cycles_per_msec, trace_start, id */
+#define START_RECS	3
 
 static inline int hwt_open(void)
 {

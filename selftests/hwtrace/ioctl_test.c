@@ -339,8 +339,59 @@ TEST_F(dev, clock)
 	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
 	/* back to the default the module chose (tsc where usable) */
-	if (hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_TSC) == -EOPNOTSUPP)
+	if (hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_TSC) == -EOPNOTSUPP) {
+		/* HWT_EXPECT_TSC=1: a machine with an invariant TSC */
+		ASSERT_EQ(NULL, getenv("HWT_EXPECT_TSC"))
+			TH_LOG("the TSC is invariant here but refused as a clock");
 		TH_LOG("TSC not usable as a clock here; mono stays");
+		return;
+	}
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_EQ(HWT_CLOCK_TSC, v.clock);
+	/* tsc_khz: a real x86 core runs at 100 MHz or more */
+	EXPECT_LE(100000, v.cycles_per_msec);
+}
+
+/* The cycle counter: records carry it, the start record says its rate. */
+TEST_F(dev, tsc_records)
+{
+	struct hwt_event ev[16];
+	struct hwt_version v;
+	struct hwt_map m = { 0 };
+	uint64_t t0, t1;
+	size_t n;
+	int id;
+
+	if (hwt_ioc(self->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_TSC) == -EOPNOTSUPP) {
+		ASSERT_EQ(NULL, getenv("HWT_EXPECT_TSC"));
+		SKIP(return, "no usable TSC on this machine");
+	}
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	ASSERT_EQ(0, hwt_pin(0));
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_USER));
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 1));
+	usleep(20000);
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 2));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	n = hwt_drain(&m, ev, 16);
+	hwt_unmap(&m);
+	ASSERT_LE(START_RECS + 3, n);
+	EXPECT_EQ(HWT_EV_CYCLES_PER_MSEC, ev[0].code);
+	EXPECT_EQ(HWT_CLOCK_TSC, ev[0].par1);
+	EXPECT_EQ(v.cycles_per_msec, ev[0].par2);
+	ASSERT_EQ(HWT_EV_USER_EVENT_0, ev[START_RECS].code);
+	ASSERT_EQ(HWT_EV_USER_EVENT_0, ev[START_RECS + 1].code);
+	t0 = (uint64_t)ev[START_RECS].tsc_hi << 32 | ev[START_RECS].tsc_lo;
+	t1 = (uint64_t)ev[START_RECS + 1].tsc_hi << 32 | ev[START_RECS + 1].tsc_lo;
+	/* 20 ms of sleep are at least 20 ms of cycles (no upper bound: TCG) */
+	EXPECT_LE(t0 + 20ull * v.cycles_per_msec, t1)
+		TH_LOG("t0 %llu t1 %llu, %llu cycles/ms", (unsigned long long)t0,
+		       (unsigned long long)t1, (unsigned long long)v.cycles_per_msec);
 }
 
 TEST_F(dev, ring_info)

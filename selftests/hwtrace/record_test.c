@@ -11,7 +11,6 @@
 #include "kselftest_harness.h"
 
 #define MAX_CPUS	64
-#define START_RECS	3	/* cycles_per_msec, trace_start, id */
 
 struct injector {
 	pthread_t thread;
