@@ -10,10 +10,19 @@
  * trace_stop); an event right at an edge may be stamped on either side of
  * it by the two tracers, so each kind may differ by at most EDGE_SLACK per
  * CPU.
+ *
+ * all_families_match_ftrace does the same for every other kind of event
+ * with an ftrace peer (softirq raises, the x86 vectors, timers and
+ * hrtimers, signals, idle, lock contention, exec, migration), all counted
+ * inside each CPU's window, while the test adds what hackbench lacks (an
+ * exec, signals, a thread that renames itself).  It also checks that every
+ * pid any event names has a name record, that the renamed thread's last
+ * name and its tgid are right, and that every IRQ is named.
  */
 #include "hwt_test.h"
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
@@ -45,6 +54,9 @@ struct recorder {
 	size_t n;
 	uint8_t *hackbench;	/* [pid]: named "hackbench" */
 	uint8_t *named;		/* [pid]: has a name record */
+	uint8_t irq_named[1024];
+	pid_t watch;		/* a tid whose last name record is kept */
+	struct hwt_name watched;
 };
 
 static void drain_once(struct recorder *r)
@@ -78,8 +90,13 @@ static void read_names(struct recorder *r)
 
 	while ((got = read(r->fd, names, sizeof(names))) > 0) {
 		for (size_t i = 0; i < got / sizeof(names[0]); i++) {
+			if (names[i].kind == HWT_NAME_IRQ && names[i].id < 1024 &&
+			    names[i].name[0])
+				r->irq_named[names[i].id] = 1;
 			if (names[i].kind != HWT_NAME_TASK || names[i].id >= MAX_PIDS)
 				continue;
+			if (r->watch && names[i].id == (uint32_t)r->watch)
+				r->watched = names[i];
 			r->named[names[i].id] = 1;
 			r->hackbench[names[i].id] = !strcmp(names[i].name, "hackbench");
 		}
@@ -365,6 +382,306 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 		unnamed += hwt_switch_next(e) && !r->named[hwt_switch_next(e)];
 	}
 	EXPECT_EQ(0, unnamed);
+
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			hwt_unmap(&r->map[c]);
+	}
+	hwt_reset(r->fd);
+	close(r->fd);
+	free(r->recs);
+	free(r->cpu_of);
+	free(r->hackbench);
+	free(r->named);
+	free(r);
+}
+
+/*
+ * Kinds counted inside each CPU's window.  An ftrace event counts for a
+ * kind if its name matches and, for cpu_idle, its state says enter or exit;
+ * a hwtrace record if its code matches and par1 does (par1 < 0: any).
+ */
+struct window_kind {
+	const char *name;
+	const char *const ftrace[6];	/* events, "system:" prefix dropped */
+	uint16_t code;
+	int par1;
+};
+
+#define IDLE_EXIT_STATE	"state=4294967295"
+
+static const struct window_kind wkinds[] = {
+	{ "softirq_raise", { "softirq_raise" }, HWT_EV_SOFTIRQ_RAISE, -1 },
+	{ "vector_entry", { "local_timer_entry", "reschedule_entry",
+			    "call_function_entry", "call_function_single_entry",
+			    "irq_work_entry" }, HWT_EV_VECTOR_START, -1 },
+	{ "vector_exit", { "local_timer_exit", "reschedule_exit",
+			   "call_function_exit", "call_function_single_exit",
+			   "irq_work_exit" }, HWT_EV_VECTOR_END, -1 },
+	{ "timer_start", { "timer_start" }, HWT_EV_TIMER_POST, 0 },
+	{ "timer_cancel", { "timer_cancel" }, HWT_EV_TIMER_DELETE, 0 },
+	{ "timer_expire_entry", { "timer_expire_entry" }, HWT_EV_TIMER_WAKEUP_START, 0 },
+	{ "timer_expire_exit", { "timer_expire_exit" }, HWT_EV_TIMER_WAKEUP_END, 0 },
+	{ "hrtimer_start", { "hrtimer_start" }, HWT_EV_TIMER_POST, 1 },
+	{ "hrtimer_cancel", { "hrtimer_cancel" }, HWT_EV_TIMER_DELETE, 1 },
+	{ "hrtimer_expire_entry", { "hrtimer_expire_entry" }, HWT_EV_TIMER_WAKEUP_START, 1 },
+	{ "hrtimer_expire_exit", { "hrtimer_expire_exit" }, HWT_EV_TIMER_WAKEUP_END, 1 },
+	{ "signal_generate", { "signal_generate" }, HWT_EV_SIGNAL, -1 },
+	{ "signal_deliver", { "signal_deliver" }, HWT_EV_SIGNAL_DELIVER, -1 },
+	{ "idle_enter", { "cpu_idle" }, HWT_EV_IDLE_ENTER, -1 },
+	{ "idle_exit", { "cpu_idle" }, HWT_EV_IDLE_EXIT, -1 },
+	{ "contention_begin", { "contention_begin" }, HWT_EV_MUTEX_WAIT, -1 },
+	{ "contention_end", { "contention_end" }, HWT_EV_MUTEX_LOCK, -1 },
+	{ "sched_process_exec", { "sched_process_exec" }, HWT_EV_TASK_EXEC, -1 },
+	{ "sched_migrate_task", { "sched_migrate_task" }, HWT_EV_TASK_MIGRATE, -1 },
+};
+
+#define NR_WKINDS	(sizeof(wkinds) / sizeof(wkinds[0]))
+
+static bool wkind_has(const struct window_kind *k, const char *ev)
+{
+	for (int i = 0; i < 6 && k->ftrace[i]; i++) {
+		size_t len = strlen(k->ftrace[i]);
+
+		if (!strncmp(ev, k->ftrace[i], len) && ev[len] == ':') {
+			if (k->code == HWT_EV_IDLE_ENTER)
+				return !strstr(ev, IDLE_EXIT_STATE);
+			if (k->code == HWT_EV_IDLE_EXIT)
+				return strstr(ev, IDLE_EXIT_STATE);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int ftrace_window_counts(const uint64_t *t0, const uint64_t *t1,
+				long counts[NR_WKINDS])
+{
+	char line[1024];
+	FILE *f = popen("trace-cmd report -N -t -i " FTRACE_DAT " 2>/dev/null", "r");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long secs, nanos, cpu;
+		char *ev = strstr(line, "] ");
+		char *c = strstr(line, " [");
+		uint64_t ts;
+
+		if (!ev || !c || sscanf(c + 2, "%lu]", &cpu) != 1 || cpu >= MAX_CPUS ||
+		    sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
+			continue;
+		ts = secs * 1000000000ull + nanos;
+		ev = strchr(ev, ':');
+		if (!ev || ts < t0[cpu] || ts > t1[cpu])
+			continue;
+		ev += 2;
+		for (size_t k = 0; k < NR_WKINDS; k++)
+			counts[k] += wkind_has(&wkinds[k], ev);
+	}
+	return pclose(f) == 0 ? 0 : -EIO;
+}
+
+/* The pid an event names, or 0. */
+static uint32_t event_pid(const struct hwt_event *e)
+{
+	switch (e->code) {
+	case HWT_EV_TASK_ACTIVATE:
+	case HWT_EV_TASK_CREATE:
+	case HWT_EV_TASK_END:
+	case HWT_EV_TASK_EXEC:
+	case HWT_EV_TASK_MIGRATE:
+	case HWT_EV_SIGNAL:
+	case HWT_EV_SIGNAL_DELIVER:
+	case HWT_EV_INHERITANCE:
+		return e->par2 & HWT_PID_MASK;
+	}
+	return 0;
+}
+
+static void *rename_self(void *arg)
+{
+	prctl(PR_SET_NAME, "hwt-renamed");
+	*(pid_t *)arg = gettid();
+	return NULL;
+}
+
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	usr1_seen++;
+}
+
+/* A child that takes n SIGUSR1 one after the other, then SIGTERM. */
+static int signal_child(int n)
+{
+	sigset_t block, old;
+	pid_t pid;
+	int status;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR1, on_usr1);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		for (;;)
+			pause();
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		kill(pid, SIGUSR1);
+		usleep(2000);
+	}
+	kill(pid, SIGTERM);
+	return waitpid(pid, &status, 0) == pid ? 0 : -1;
+}
+
+TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
+{
+	char *tc_argv[] = {
+		"trace-cmd", "record", "-C", "mono", "-b", FTRACE_BUF_KB, "-o", FTRACE_DAT,
+		"-e", "irq:softirq_raise", "-e", "irq_vectors:local_timer_entry",
+		"-e", "irq_vectors:local_timer_exit", "-e", "irq_vectors:reschedule_entry",
+		"-e", "irq_vectors:reschedule_exit", "-e", "irq_vectors:call_function_entry",
+		"-e", "irq_vectors:call_function_exit",
+		"-e", "irq_vectors:call_function_single_entry",
+		"-e", "irq_vectors:call_function_single_exit",
+		"-e", "irq_vectors:irq_work_entry", "-e", "irq_vectors:irq_work_exit",
+		"-e", "timer:timer_start", "-e", "timer:timer_cancel",
+		"-e", "timer:timer_expire_entry", "-e", "timer:timer_expire_exit",
+		"-e", "timer:hrtimer_start", "-e", "timer:hrtimer_cancel",
+		"-e", "timer:hrtimer_expire_entry", "-e", "timer:hrtimer_expire_exit",
+		"-e", "signal:signal_generate", "-e", "signal:signal_deliver",
+		"-e", "power:cpu_idle", "-e", "lock:contention_begin",
+		"-e", "lock:contention_end", "-e", "sched:sched_process_exec",
+		"-e", "sched:sched_migrate_task",
+		/* trace_cmd_ready() waits for this one */
+		"-e", "irq:softirq_exit", NULL,
+	};
+	char *hb_argv[] = { "hackbench", "-g", "1", "-l", "100", NULL };
+	/* kinds the workload always produces */
+	static const char *const must_see[] = {
+		"softirq_raise", "vector_entry", "hrtimer_start", "hrtimer_expire_entry",
+		"signal_generate", "signal_deliver", "idle_enter", "sched_process_exec",
+	};
+	long want[NR_WKINDS] = { 0 }, got[NR_WKINDS] = { 0 };
+	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, lost = 0;
+	long unnamed = 0, irqs = 0, unnamed_irqs = 0;
+	pid_t tc, hb, renamed = 0;
+	struct recorder *r;
+	pthread_t drainer, th;
+	int status;
+
+	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
+		SKIP(return, "trace-cmd or hackbench not installed");
+	r = calloc(1, sizeof(*r));
+	ASSERT_NE(NULL, r);
+	r->recs = calloc(MAX_RECS, sizeof(*r->recs));
+	r->cpu_of = calloc(MAX_RECS, 1);
+	r->hackbench = calloc(MAX_PIDS, 1);
+	r->named = calloc(MAX_PIDS, 1);
+	ASSERT_NE(NULL, r->named);
+	r->fd = hwt_open();
+	ASSERT_LE(0, r->fd);
+	hwt_reset(r->fd);
+	read_names(r);
+	memset(r->named, 0, MAX_PIDS);
+	r->ncpu = hwt_nr_cpus(r->fd);
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
+	ASSERT_EQ(0, hwt_only(r->fd, 1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT |
+			      1u << HWT_FAM_TIMER | 1u << HWT_FAM_SIGNAL |
+			      1u << HWT_FAM_CPU | 1u << HWT_FAM_MUTEX |
+			      1u << HWT_FAM_PRIORITY));
+	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, r->id);
+	for (int c = 0; c < r->ncpu; c++) {
+		if (hwt_cpu_online(c))
+			ASSERT_EQ(0, hwt_map(r->fd, r->id, c, &r->map[c]));
+	}
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id));
+
+	tc = spawn(tc_argv, TRACE_CMD_LOG);
+	ASSERT_LT(0, tc);
+	for (int i = 0; i < 1200 && !trace_cmd_ready(); i++)
+		usleep(50000);
+	ASSERT_TRUE(trace_cmd_ready());
+	sleep(1);
+	ASSERT_EQ(0, pthread_create(&drainer, NULL, drain_thread, r));
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_ENABLE, 0));
+	/* an exec (the spawn), forks, wakeups, IRQs on the console */
+	hb = spawn(hb_argv, "/dev/console");
+	ASSERT_LT(0, hb);
+	ASSERT_EQ(hb, waitpid(hb, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, signal_child(20));
+	ASSERT_EQ(0, pthread_create(&th, NULL, rename_self, &renamed));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	usleep(100000);
+	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_DISABLE, 0));
+	r->stop = true;
+	pthread_join(drainer, NULL);
+	drain_once(r);
+	r->watch = renamed;
+	read_names(r);
+	sleep(1);
+	kill(tc, SIGINT);
+	ASSERT_EQ(tc, waitpid(tc, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			lost += r->map[c].meta->lost;
+	}
+	EXPECT_EQ(0, lost);
+	ASSERT_GT(MAX_RECS, r->n);
+	EXPECT_EQ(0, unpaired_switches(r));
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct hwt_event *e = &r->recs[i];
+		uint32_t pid = event_pid(e);
+
+		switch (e->code) {
+		case HWT_EV_TRACE_START:
+			t0[r->cpu_of[i]] = hwt_event_tsc(e);
+			break;
+		case HWT_EV_TRACE_STOP:
+			t1[r->cpu_of[i]] = hwt_event_tsc(e);
+			break;
+		case HWT_EV_INTERRUPT_START:
+			irqs++;
+			unnamed_irqs += e->par1 >= 1024 || !r->irq_named[e->par1];
+			break;
+		}
+		for (size_t k = 0; k < NR_WKINDS; k++)
+			got[k] += e->code == wkinds[k].code &&
+				  (wkinds[k].par1 < 0 || e->par1 == wkinds[k].par1);
+		if (pid && !r->named[pid]) {
+			TH_LOG("code 0x%02x names pid %u, which has no name", e->code, pid);
+			unnamed++;
+		}
+	}
+	ASSERT_EQ(0, ftrace_window_counts(t0, t1, want));
+	for (size_t k = 0; k < NR_WKINDS; k++) {
+		TH_LOG("%-20s hwtrace %7ld  ftrace %7ld", wkinds[k].name, got[k], want[k]);
+		EXPECT_GE(EDGE_SLACK * r->ncpu, labs(got[k] - want[k]));
+		for (size_t m = 0; m < sizeof(must_see) / sizeof(must_see[0]); m++)
+			if (!strcmp(must_see[m], wkinds[k].name))
+				EXPECT_LT(0, got[k]) TH_LOG("no %s at all", wkinds[k].name);
+	}
+	EXPECT_EQ(0, unnamed);
+	EXPECT_LT(0, irqs);
+	EXPECT_EQ(0, unnamed_irqs);
+	/* the thread's rename reached the name channel, with its process */
+	ASSERT_NE(0, renamed);
+	EXPECT_EQ((uint32_t)renamed, r->watched.id);
+	EXPECT_STREQ("hwt-renamed", r->watched.name);
+	EXPECT_EQ((uint32_t)getpid(), r->watched.tgid);
 
 	for (int c = 0; c < r->ncpu; c++) {
 		if (r->map[c].meta)
