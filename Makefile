@@ -55,6 +55,12 @@ check-vm-smp4: vm-payload
 		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
+# The whole suite again on Debian 12's newest kernel series (6.12).
+check-vm-newer: vm-payload
+	bash scripts/vm/newer-kernel.sh --smp 2 --mem 1024 --timeout 1500 \
+		--append "HWT_SOAK_SECS=20 HWT_FUZZ_SECS=10" \
+		--log $(BUILD)/vm-newer.log
+
 # make bench: timings, never part of make check.  Results: bench/results/.
 bench-payload: module tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/kmod \
@@ -108,7 +114,7 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm \
-	check-vm-smp2 check-vm-smp4 lint bench bench-payload demo clean
+	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-payload demo clean
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

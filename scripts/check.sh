@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: build, lint, host unit tests (plain and under ASan/UBSan),
-# a fuzz smoke run, and the kselftests in the VM on 2 and 4 vCPUs.  Every
-# suite runs even if an earlier one failed; logs go to build/check/.  The
-# last line totals them all: "N passed, M failed".
+# a fuzz smoke run, and the kselftests in the VM: on 2 and 4 vCPUs, and on
+# Debian 12's newer 6.12 kernel.  Every suite runs even if an earlier one
+# failed; logs go to build/check/.  The last line totals them all:
+# "N passed, M failed".
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -96,6 +97,7 @@ check_suite tools make -C tools/hwtrace check
 step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
+tap_suite vm-6.12 make check-vm-newer KDIR="$kdir"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -6,8 +6,8 @@
 # debug.config), then rmmod and a kmemleak scan (vm-run.sh here).
 #
 #   1. scripts/debug-kernel/build.sh: the kernel, cached outside the repo
-#   2. hwtrace.ko against that kernel's tree, built from a copy of the
-#      sources in build/debug/mod (kmod/'s own build products stay as they are)
+#   2. hwtrace.ko against that kernel's tree (scripts/module-for.sh, in
+#      build/debug/mod)
 #   3. the kselftests (build/debug/selftests) and the rest of what
 #      `make vm-payload` puts in the VM (script tests, the hwtrace CLI), an
 #      initramfs with trace-cmd, hackbench and stress-ng, and the VM:
@@ -46,18 +46,10 @@ cold=$(sed -n 's/^build_seconds //p' "$kdir/info")
 echo "check-debug: kernel $kdir ($(sed -n 's/^release //p' "$kdir/info"), built once in ${cold}s; this run ${build_secs}s)" >&2
 
 rm -rf "$out"
-mkdir -p "$out/mod/kmod" "$out/mod/include" "$out/payload"
+mkdir -p "$out/payload"
 
 echo "check-debug: hwtrace.ko against $tree" >&2
-cp Kbuild "$out/mod/"
-cp kmod/Kbuild kmod/*.c kmod/*.h "$out/mod/kmod/"
-rm -f "$out/mod/kmod/"*.mod.c
-cp -r include/uapi "$out/mod/include/"
-make -C "$tree" M="$out/mod" W=1 -j"$(($(nproc) + 1))" modules >"$out/module.log" 2>&1 || {
-	tail -n 40 "$out/module.log" >&2
-	echo "check-debug: module build failed" >&2
-	exit 1
-}
+ko=$(bash scripts/module-for.sh "$tree" "$out/mod")
 
 echo "check-debug: kselftests" >&2
 bash scripts/lint-src.sh build/linux-src
@@ -76,7 +68,7 @@ make tools >"$out/tools.log" 2>&1 || {
 }
 
 # The payload of `make vm-payload`, with vm-run.sh as tests.sh under ours.
-cp "$out/mod/kmod/hwtrace.ko" "$out"/selftests/* selftests/hwtrace/*.sh \
+cp "$ko" "$out"/selftests/* selftests/hwtrace/*.sh \
 	tools/hwtrace/build/hwtrace "$out/payload/"
 mv "$out/payload/vm-run.sh" "$out/payload/tests.sh"
 cp "$here/vm-run.sh" "$out/payload/run.sh"
