@@ -332,11 +332,14 @@ int hwt_writer_add(struct hwt_writer *w, uint32_t cpu,
 	struct cpu_buf *b;
 	int err;
 
+	/* before cpu + 1, which wraps for UINT32_MAX (a UDP packet's say) */
+	if (cpu >= HWT_FILE_MAX_CPUS)
+		return hwt_err(-EINVAL);
 	if (w->err)
 		return hwt_err(w->err);
 	err = grow_cpus(w, cpu + 1);
 	if (err)
-		return hwt_err(cpu >= HWT_FILE_MAX_CPUS ? -EINVAL : err);
+		return hwt_err(err);
 	b = &w->cpus[cpu];
 	if (!b->ev) {
 		b->ev = malloc((size_t)w->block_records * sizeof(*b->ev));
@@ -408,8 +411,11 @@ int hwt_writer_add_irq(struct hwt_writer *w, uint32_t irq, const char *name)
 int hwt_writer_set_lost(struct hwt_writer *w, uint32_t cpu, uint64_t lost,
 			uint64_t overwritten)
 {
-	int err = grow_cpus(w, cpu + 1);
+	int err;
 
+	if (cpu >= HWT_FILE_MAX_CPUS)	/* before cpu + 1 wraps */
+		return hwt_err(-EINVAL);
+	err = grow_cpus(w, cpu + 1);
 	if (err)
 		return hwt_err(err);
 	if (w->lost[cpu] != lost || w->overwritten[cpu] != overwritten)

@@ -3,31 +3,55 @@
  * S.Ha.R.K.'s UDP trace packets: a 24-byte header {id "TRACER-V1.0",
  * packet_number, number_of_events, total_size}, then the records, at most
  * 1000 bytes a datagram; little-endian, as S.Ha.R.K. on x86 sent them.
- * hwtrace appends the CPU as a 4-byte trailer (see hwt.h).
+ * hwtrace appends the CPU as a 4-byte trailer and ends a trace with an
+ * end-of-trace packet (see hwt.h).
  */
 #include "internal.h"
+#include "file_fmt.h"
 
 _Static_assert(sizeof(struct hwt_udp_header) == HWT_UDP_HDR_SIZE,
 	       "S.Ha.R.K.'s UDP header is 24 bytes");
+_Static_assert(HWT_UDP_MAX_CPUS == HWT_FILE_MAX_CPUS,
+	       "a packet's CPU must fit in a .hwt file");
 
 static const char udp_id[12] = HWT_UDP_ID;
+static const char end_id[HWT_UDP_END_SIZE - HWT_UDP_HDR_SIZE] = HWT_UDP_END_ID;
+
+static void put_header(void *buf, uint32_t packet_number, uint32_t n,
+		       size_t size)
+{
+	struct hwt_udp_header h;
+
+	memcpy(h.id, udp_id, sizeof(h.id));
+	h.packet_number = htole32(packet_number);
+	h.number_of_events = htole32(n);
+	h.total_size = htole32((uint32_t)size);
+	memcpy(buf, &h, sizeof(h));
+}
+
+static int encode_end(void *buf, size_t room, uint32_t packet_number)
+{
+	if (room < HWT_UDP_END_SIZE)
+		return hwt_err(-EINVAL);
+	put_header(buf, packet_number, 0, HWT_UDP_END_SIZE);
+	memcpy((uint8_t *)buf + HWT_UDP_HDR_SIZE, end_id, sizeof(end_id));
+	return HWT_UDP_END_SIZE;
+}
 
 int hwt_udp_encode(void *buf, size_t room, uint32_t packet_number,
 		   uint32_t cpu, const struct hwt_event *ev, size_t n)
 {
 	size_t trailer = cpu == HWT_UDP_NO_CPU ? 0 : HWT_UDP_TRAILER_SIZE;
 	size_t size = HWT_UDP_HDR_SIZE + n * HWT_EVENT_SIZE + trailer;
-	struct hwt_udp_header h;
 	uint8_t *p = buf;
 
-	if (size > HWT_UDP_MAX_PACKET || size > room)
+	if (cpu == HWT_UDP_END && !n)
+		return encode_end(buf, room, packet_number);
+	if (size > HWT_UDP_MAX_PACKET || size > room ||
+	    (trailer && cpu >= HWT_UDP_MAX_CPUS))
 		return hwt_err(-EINVAL);
-	memcpy(h.id, udp_id, sizeof(h.id));
-	h.packet_number = htole32(packet_number);
-	h.number_of_events = htole32((uint32_t)n);
-	h.total_size = htole32((uint32_t)size);
-	memcpy(p, &h, sizeof(h));
-	p += sizeof(h);
+	put_header(p, packet_number, (uint32_t)n, size);
+	p += HWT_UDP_HDR_SIZE;
 	for (size_t i = 0; i < n; i++) {
 		struct hwt_event le;
 
@@ -66,6 +90,12 @@ int hwt_udp_decode(const void *buf, size_t len, struct hwt_udp_header *hdr,
 		   HWT_UDP_TRAILER_SIZE) {
 		memcpy(cpu, p + total - HWT_UDP_TRAILER_SIZE, sizeof(*cpu));
 		*cpu = le32toh(*cpu);
+		/* a writer could not take it (and must not be asked to) */
+		if (*cpu >= HWT_UDP_MAX_CPUS)
+			return hwt_err(-EBADMSG);
+	} else if (!n && total == HWT_UDP_END_SIZE &&
+		   !memcmp(p + HWT_UDP_HDR_SIZE, end_id, sizeof(end_id))) {
+		*cpu = HWT_UDP_END;
 	} else {
 		return hwt_err(-EBADMSG);
 	}

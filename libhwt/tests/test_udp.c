@@ -102,6 +102,88 @@ START_TEST(test_decode_bad)
 }
 END_TEST
 
+/* A CPU trailer no .hwt file can hold is refused at both ends. */
+START_TEST(test_bad_cpu)
+{
+	static const uint32_t bad[] = { HWT_UDP_MAX_CPUS, 1u << 31, HWT_UDP_END,
+					UINT32_MAX };
+	uint8_t pkt[HWT_UDP_MAX_PACKET];
+	struct hwt_event ev[2], out[HWT_UDP_MAX_EVENTS];
+	struct hwt_udp_header h;
+	uint32_t cpu;
+	int len;
+
+	fill(ev, 2, 0);
+	ck_assert_int_eq(hwt_udp_encode(pkt, sizeof(pkt), 0, HWT_UDP_MAX_CPUS,
+					ev, 2), -EINVAL);
+	len = hwt_udp_encode(pkt, sizeof(pkt), 0, HWT_UDP_MAX_CPUS - 1, ev, 2);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), 2);
+	ck_assert_uint_eq(cpu, HWT_UDP_MAX_CPUS - 1);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint32_t le = htole32(bad[i]);
+
+		memcpy(pkt + len - HWT_UDP_TRAILER_SIZE, &le, sizeof(le));
+		ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out),
+				 -EBADMSG);
+	}
+}
+END_TEST
+
+/* What a listener would do with such a CPU: -EINVAL, no wrap in cpu + 1. */
+START_TEST(test_writer_bad_cpu)
+{
+	struct hwt_trace_info info = { .nr_cpus = 1 };
+	struct hwt_event e = test_event(HWT_EV_IPOINT, 0, 5, 0);
+	const char *path = test_path("cpu.hwt");
+	struct hwt_writer *w;
+
+	ck_assert_int_eq(hwt_writer_open(&w, path, &info, NULL), 0);
+	ck_assert_int_eq(hwt_writer_add(w, UINT32_MAX, &e, 1), -EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(hwt_writer_add(w, HWT_UDP_MAX_CPUS, &e, 1), -EINVAL);
+	ck_assert_int_eq(hwt_writer_set_lost(w, UINT32_MAX, 1, 0), -EINVAL);
+	ck_assert_int_eq(hwt_writer_set_lost(w, HWT_UDP_MAX_CPUS, 1, 0), -EINVAL);
+	ck_assert_int_eq(hwt_writer_add(w, 3, &e, 1), 0);
+	ck_assert_int_eq(hwt_writer_set_lost(w, 3, 1, 0), 0);
+	ck_assert_int_eq(hwt_writer_close(w), 0);
+	unlink(path);
+}
+END_TEST
+
+/* The end-of-trace packet: byte for byte, and told apart from data. */
+START_TEST(test_end_packet)
+{
+	static const uint8_t want[HWT_UDP_END_SIZE] = {
+		'T', 'R', 'A', 'C', 'E', 'R', '-', 'V', '1', '.', '0', 0,
+		42, 0, 0, 0,			/* packet_number: packets sent */
+		0, 0, 0, 0,			/* number_of_events */
+		32, 0, 0, 0,			/* total_size */
+		'H', 'W', 'T', '-', 'E', 'N', 'D', 0,
+	};
+	uint8_t pkt[HWT_UDP_MAX_PACKET];
+	struct hwt_event ev[1], out[HWT_UDP_MAX_EVENTS];
+	struct hwt_udp_header h;
+	uint32_t cpu = 0;
+	int len;
+
+	len = hwt_udp_encode(pkt, sizeof(pkt), 42, HWT_UDP_END, NULL, 0);
+	ck_assert_int_eq(len, HWT_UDP_END_SIZE);
+	ck_assert_int_eq(memcmp(pkt, want, sizeof(want)), 0);
+	ck_assert_int_eq(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, out), 0);
+	ck_assert_uint_eq(cpu, HWT_UDP_END);
+	ck_assert_uint_eq(h.packet_number, 42);
+	ck_assert_int_eq(hwt_udp_encode(pkt, 31, 42, HWT_UDP_END, NULL, 0), -EINVAL);
+	/* with records it is no end packet */
+	fill(ev, 1, 0);
+	ck_assert_int_eq(hwt_udp_encode(pkt, sizeof(pkt), 1, HWT_UDP_END, ev, 1),
+			 -EINVAL);
+	/* another 8-byte trailer is not one either */
+	memcpy(pkt, want, sizeof(want));
+	pkt[24] = 'X';
+	ck_assert_int_eq(hwt_udp_decode(pkt, sizeof(want), &h, &cpu, out), -EBADMSG);
+}
+END_TEST
+
 /* Over 127.0.0.1: packets 0, 1, 3 sent; the receiver sees 2 is missing. */
 START_TEST(test_loopback)
 {
@@ -164,6 +246,9 @@ int main(void)
 	tcase_add_test(tc, test_encode_layout);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_decode_bad);
+	tcase_add_test(tc, test_bad_cpu);
+	tcase_add_test(tc, test_writer_bad_cpu);
+	tcase_add_test(tc, test_end_packet);
 	tcase_add_test(tc, test_loopback);
 	suite_add_tcase(s, tc);
 	return test_run(s);

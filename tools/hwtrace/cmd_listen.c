@@ -22,11 +22,20 @@ static const char usage[] =
 "usage: hwtrace listen udp://ADDR[:PORT] -o FILE [-d SECONDS] [-t IDLE] [-q]\n"
 "\n"
 "Receive S.Ha.R.K. UDP trace packets on ADDR:PORT (port 20000 by default;\n"
-"ADDR 0.0.0.0 for every interface) and write them to FILE until Ctrl-C,\n"
-"SECONDS elapse, or no packet came for IDLE seconds after the first.\n"
-"Missing packet numbers are reported at the end.\n"
+"ADDR 0.0.0.0 for every interface) and write them to FILE until the sender's\n"
+"end-of-trace packet, Ctrl-C, SECONDS elapse, or no packet came for IDLE\n"
+"seconds after the first.  Packet numbers start at 0; the end-of-trace\n"
+"packet (hwtrace record sends one) gives the count, so packets missing at\n"
+"the head, in between and at the tail are all counted and listed at the end.\n"
 "\n"
-"Exit status: 0, 1 error, 2 usage, 3 packets were missing or malformed.\n";
+"Exit status: 0, 1 error, 2 usage, 3 packets were missing or malformed, or\n"
+"an hwtrace sender's end-of-trace packet never came.\n";
+
+/* After the end packet, how long late packets may still fill gaps. */
+#define END_GRACE	0.5
+/* Room for bursts while the writer is busy; root may exceed rmem_max. */
+#define RCVBUF_BYTES	(16 << 20)
+#define MAX_BAD_WARNINGS 10
 
 struct gap {
 	uint32_t from, to;		/* missing packet numbers, inclusive */
@@ -36,9 +45,12 @@ struct listener {
 	struct hwt_writer *w;
 	struct gap *gaps;
 	size_t nr_gaps, cap_gaps;
-	uint32_t expect;
+	uint64_t expect;		/* next number in order: 64 bits, no wrap */
 	int started;
-	uint64_t packets, records, bad, late;
+	int hwtrace_sender;		/* a CPU trailer seen: an end packet will come */
+	int ended;
+	double end_t;
+	uint64_t packets, records, bad, late, dup;
 };
 
 static int add_gap(struct listener *l, uint32_t from, uint32_t to)
@@ -58,11 +70,12 @@ static int add_gap(struct listener *l, uint32_t from, uint32_t to)
 	return 0;
 }
 
-/* A late packet fills (part of) a gap; anything else is a duplicate. */
+/* A late packet fills (part of) a gap: 1; not in any gap, a duplicate: 0. */
 static int fill_gap(struct listener *l, uint32_t pn)
 {
 	for (size_t i = 0; i < l->nr_gaps; i++) {
 		struct gap *g = &l->gaps[i];
+		uint32_t to = g->to;
 
 		if (pn < g->from || pn > g->to)
 			continue;
@@ -73,13 +86,52 @@ static int fill_gap(struct listener *l, uint32_t pn)
 		} else if (pn == g->to) {
 			g->to--;
 		} else {
-			uint32_t to = g->to;
-
 			g->to = pn - 1;
-			return add_gap(l, pn + 1, to);
+			if (add_gap(l, pn + 1, to))
+				return -ENOMEM;
 		}
 		return 1;
 	}
+	return 0;
+}
+
+/*
+ * Packet pn arrived: 1 to keep its records, 0 for a duplicate.  Numbers
+ * start at 0, so a first packet numbered 5 means 0-4 were lost.
+ */
+static int account(struct listener *l, uint32_t pn)
+{
+	if (pn >= l->expect) {
+		if (pn > l->expect && add_gap(l, (uint32_t)l->expect, pn - 1))
+			return -ENOMEM;
+		l->expect = (uint64_t)pn + 1;
+		return 1;
+	}
+	switch (fill_gap(l, pn)) {
+	case 1:
+		l->late++;
+		return 1;
+	case 0:
+		l->dup++;
+		return 0;
+	default:
+		return -ENOMEM;
+	}
+}
+
+/* The end packet's number is the count of data packets: the rest is lost. */
+static int end_of_trace(struct listener *l, uint32_t count)
+{
+	if (l->ended) {
+		l->dup++;
+		return 0;
+	}
+	if (count > l->expect) {
+		if (add_gap(l, (uint32_t)l->expect, count - 1))
+			return -ENOMEM;
+		l->expect = count;
+	}
+	l->ended = 1;
 	return 0;
 }
 
@@ -131,14 +183,72 @@ static int open_writer(struct listener *l, const char *out,
 	return hwt_writer_open(&l->w, out, &info, NULL);
 }
 
+/* As much socket buffer as we may have; a smaller one only risks losses. */
+static int grow_rcvbuf(int fd)
+{
+	int size = RCVBUF_BYTES;
+	socklen_t len = sizeof(size);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &len))
+		return 0;
+	return size / 2;	/* the kernel doubles it for its bookkeeping */
+}
+
+static void warn_bad(struct listener *l, const struct sockaddr_in *from,
+		     ssize_t len, const struct hwt_udp_header *h)
+{
+	char addr[INET_ADDRSTRLEN] = "?";
+
+	l->bad++;
+	if (l->bad > MAX_BAD_WARNINGS)
+		return;
+	inet_ntop(AF_INET, &from->sin_addr, addr, sizeof(addr));
+	/* hdr is filled once the packet is 24 bytes long */
+	if (len >= HWT_UDP_HDR_SIZE)
+		errmsg("WARNING: malformed packet from %s:%u (%zd bytes, number %u, %u events, total_size %u)%s",
+		       addr, ntohs(from->sin_port), len, h->packet_number,
+		       h->number_of_events, h->total_size,
+		       l->bad == MAX_BAD_WARNINGS ? "; no more such warnings" : "");
+	else
+		errmsg("WARNING: malformed packet from %s:%u (%zd bytes)%s", addr,
+		       ntohs(from->sin_port), len,
+		       l->bad == MAX_BAD_WARNINGS ? "; no more such warnings" : "");
+}
+
+static void report(struct listener *l, const char *out)
+{
+	uint64_t miss = missing(l);
+
+	fprintf(stderr, "%s: %" PRIu64 " packets, %" PRIu64 " records to %s; %" PRIu64
+		" missing, %" PRIu64 " malformed, %" PRIu64 " late, %" PRIu64
+		" duplicate\n", prog, l->packets, l->records, out, miss, l->bad,
+		l->late, l->dup);
+	if (miss) {
+		qsort(l->gaps, l->nr_gaps, sizeof(*l->gaps), cmp_gap);
+		fprintf(stderr, "%s: WARNING: %" PRIu64 " packets missing; missing packet numbers:",
+			prog, miss);
+		for (size_t i = 0; i < l->nr_gaps && i < 32; i++) {
+			if (l->gaps[i].from == l->gaps[i].to)
+				fprintf(stderr, " %u", l->gaps[i].from);
+			else
+				fprintf(stderr, " %u-%u", l->gaps[i].from, l->gaps[i].to);
+		}
+		fprintf(stderr, "%s\n", l->nr_gaps > 32 ? " ..." : "");
+	}
+	if (l->hwtrace_sender && !l->ended)
+		fprintf(stderr, "%s: WARNING: no end-of-trace packet: packets lost after number %" PRIu64 " (if any) are not counted\n",
+			prog, l->expect ? l->expect - 1 : 0);
+}
+
 int cmd_listen(int argc, char **argv)
 {
 	struct listener l = { 0 };
 	struct sockaddr_in addr;
 	const char *out = NULL, *url;
 	double duration = 0, idle = 0, t0, last_rx = 0;
-	int c, fd = -1, quiet = 0, ret, rc = EXIT_ERR;
-	uint64_t miss;
+	int c, fd = -1, quiet = 0, ret, rc = EXIT_ERR, rcvbuf;
 
 	if (want_help(argc, argv, usage))
 		return EXIT_OK;
@@ -184,14 +294,18 @@ int cmd_listen(int argc, char **argv)
 		errmsg("%s: %s", url, strerror(errno));
 		goto out;
 	}
+	rcvbuf = grow_rcvbuf(fd);
 	install_stop_handlers();
 	if (!quiet)
-		fprintf(stderr, "%s: listening on %s\n", prog, url);
+		fprintf(stderr, "%s: listening on %s (%d KiB socket buffer)\n", prog,
+			url, rcvbuf >> 10);
 	t0 = now();
 	while (!stop_requested) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct hwt_event ev[HWT_UDP_MAX_EVENTS];
 		struct hwt_udp_header h;
+		struct sockaddr_in from;
+		socklen_t flen = sizeof(from);
 		uint8_t pkt[2048];
 		uint32_t cpu;
 		ssize_t len;
@@ -202,9 +316,11 @@ int cmd_listen(int argc, char **argv)
 			break;
 		if (idle > 0 && l.started && t - last_rx >= idle)
 			break;
+		if (l.ended && (!l.nr_gaps || t - l.end_t >= END_GRACE))
+			break;
 		if (poll(&p, 1, 100) <= 0)
 			continue;
-		len = recv(fd, pkt, sizeof(pkt), 0);
+		len = recvfrom(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&from, &flen);
 		if (len < 0) {
 			if (errno == EINTR)
 				continue;
@@ -212,11 +328,26 @@ int cmd_listen(int argc, char **argv)
 			goto out;
 		}
 		last_rx = now();
+		l.started = 1;
 		n = hwt_udp_decode(pkt, (size_t)len, &h, &cpu, ev);
 		if (n < 0) {
-			l.bad++;
+			/* a CPU out of range lands here too: never the writer's problem */
+			warn_bad(&l, &from, len, &h);
 			continue;
 		}
+		if (cpu == HWT_UDP_END) {
+			if (end_of_trace(&l, h.packet_number))
+				goto nomem;
+			l.end_t = last_rx;
+			continue;
+		}
+		if ((size_t)len > HWT_UDP_HDR_SIZE + (size_t)n * HWT_EVENT_SIZE)
+			l.hwtrace_sender = 1;
+		ret = account(&l, h.packet_number);
+		if (ret < 0)
+			goto nomem;
+		if (!ret)
+			continue;	/* a duplicate */
 		if (!l.w) {
 			ret = open_writer(&l, out, ev, n);
 			if (ret < 0) {
@@ -224,22 +355,6 @@ int cmd_listen(int argc, char **argv)
 				goto out;
 			}
 		}
-		if (!l.started) {
-			l.started = 1;
-			l.expect = h.packet_number;
-		}
-		if (h.packet_number > l.expect) {
-			if (add_gap(&l, l.expect, h.packet_number - 1)) {
-				errmsg("out of memory");
-				goto out;
-			}
-		} else if (h.packet_number < l.expect) {
-			l.late++;
-			if (!fill_gap(&l, h.packet_number))
-				continue;	/* a duplicate */
-		}
-		if (h.packet_number >= l.expect)
-			l.expect = h.packet_number + 1;
 		ret = hwt_writer_add(l.w, cpu, ev, (size_t)n);
 		if (ret < 0) {
 			errmsg("%s: %s", out, strerror(-ret));
@@ -261,22 +376,12 @@ int cmd_listen(int argc, char **argv)
 		errmsg("%s: %s", out, strerror(-ret));
 		goto out;
 	}
-	miss = missing(&l);
-	fprintf(stderr, "%s: %" PRIu64 " packets, %" PRIu64 " records to %s; %" PRIu64
-		" missing, %" PRIu64 " malformed, %" PRIu64 " late\n", prog, l.packets,
-		l.records, out, miss, l.bad, l.late);
-	if (miss) {
-		qsort(l.gaps, l.nr_gaps, sizeof(*l.gaps), cmp_gap);
-		fprintf(stderr, "%s: WARNING: missing packet numbers:", prog);
-		for (size_t i = 0; i < l.nr_gaps && i < 32; i++) {
-			if (l.gaps[i].from == l.gaps[i].to)
-				fprintf(stderr, " %u", l.gaps[i].from);
-			else
-				fprintf(stderr, " %u-%u", l.gaps[i].from, l.gaps[i].to);
-		}
-		fprintf(stderr, "%s\n", l.nr_gaps > 32 ? " ..." : "");
-	}
-	rc = miss || l.bad ? EXIT_PARTIAL : EXIT_OK;
+	report(&l, out);
+	rc = missing(&l) || l.bad || (l.hwtrace_sender && !l.ended) ?
+	     EXIT_PARTIAL : EXIT_OK;
+	goto out;
+nomem:
+	errmsg("out of memory");
 out:
 	if (l.w)
 		hwt_writer_close(l.w);

@@ -43,7 +43,8 @@ static const char usage[] =
 "  -f FAMILIES  comma-separated: general ipoint task irq cpu prio mutex signal\n"
 "               server user data timer, or all (default all)\n"
 "  -o OUT       .hwt file (default trace.hwt), or udp://HOST[:PORT] to send\n"
-"               S.Ha.R.K. UDP packets (port 20000 by default)\n"
+"               S.Ha.R.K. UDP packets (port 20000 by default), paced, then\n"
+"               an end-of-trace packet (see hwtrace listen)\n"
 "  -b BUFSIZE   ring size per CPU, k/M/G suffixes (default 1M)\n"
 "  -m MODE      stream: drained live (default); stop: keep the first BUFSIZE;\n"
 "               cyclic: keep the last BUFSIZE (flight recorder); chain: two\n"
@@ -89,6 +90,25 @@ struct rec {
 	int err;
 };
 
+/*
+ * UDP has no flow control: a burst (a STOP ring drained at the end) would
+ * overflow the receiver's socket buffer.  A pause every UDP_BURST packets
+ * caps the rate at about 100k packets (6M records) a second.
+ */
+#define UDP_BURST	16
+#define UDP_PAUSE_NS	100000
+
+static int udp_send(struct rec *r, const void *pkt, size_t len)
+{
+	if (send(r->udp, pkt, len, 0) < 0) {
+		/* an ICMP "port unreachable" for an earlier packet */
+		if (errno != ECONNREFUSED)
+			return -errno;
+		r->udp_refused++;
+	}
+	return 0;
+}
+
 static int send_packets(struct rec *r, uint32_t cpu, const struct hwt_event *ev,
 			size_t n)
 {
@@ -102,17 +122,31 @@ static int send_packets(struct rec *r, uint32_t cpu, const struct hwt_event *ev,
 
 		if (len < 0)
 			return len;
-		if (send(r->udp, pkt, (size_t)len, 0) < 0) {
-			/* an ICMP "port unreachable" for an earlier packet */
-			if (errno != ECONNREFUSED)
-				return -errno;
-			r->udp_refused++;
+		len = udp_send(r, pkt, (size_t)len);
+		if (len < 0)
+			return len;
+		if (++r->packet_no % UDP_BURST == 0) {
+			struct timespec ts = { .tv_nsec = UDP_PAUSE_NS };
+
+			nanosleep(&ts, NULL);
 		}
-		r->packet_no++;
 		ev += k;
 		n -= k;
 	}
 	return 0;
+}
+
+/* Numbered after the last data packet: the receiver can count tail losses. */
+static void send_end(struct rec *r)
+{
+	uint8_t pkt[HWT_UDP_END_SIZE];
+	int len = hwt_udp_encode(pkt, sizeof(pkt), r->packet_no, HWT_UDP_END,
+				 NULL, 0);
+
+	if (len > 0)
+		len = udp_send(r, pkt, (size_t)len);
+	if (len < 0)
+		errmsg("sending the end-of-trace packet: %s", strerror(-len));
 }
 
 static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
@@ -393,6 +427,9 @@ static void summary(struct rec *r, const char *out, const uint64_t *lost,
 	if (r->missed)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST, CPU unknown: the kernel did not run a BPF program nested in itself\n",
 			prog, r->missed);
+	if (r->udp >= 0)
+		fprintf(stderr, "%s: %" PRIu32 " UDP packets sent, then the end-of-trace packet\n",
+			prog, r->packet_no);
 	if (r->udp_refused)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " UDP packets refused by the receiver\n",
 			prog, r->udp_refused);
@@ -719,6 +756,8 @@ allocate:
 		}
 	}
 	pump_names(&r);
+	if (r.udp >= 0)
+		send_end(&r);
 	counters(&r, lost, ow, &fill);
 	if (r.w) {
 		for (uint32_t cpu = 0; cpu < r.ver.nr_cpus; cpu++)

@@ -75,7 +75,7 @@ int hwt_writer_open(struct hwt_writer **out, const char *path,
 int hwt_writer_fdopen(struct hwt_writer **out, int fd,
 		      const struct hwt_trace_info *info,
 		      const struct hwt_writer_opts *opts);
-/* Append n records taken on cpu, oldest first. */
+/* Append n records taken on cpu, oldest first.  -EINVAL: cpu >= 65536. */
 int hwt_writer_add(struct hwt_writer *w, uint32_t cpu,
 		   const struct hwt_event *ev, size_t n);
 /* Names: the last one given for a pid or irq wins. */
@@ -304,18 +304,33 @@ struct hwt_udp_header {
  */
 #define HWT_UDP_NO_CPU		UINT32_MAX
 #define HWT_UDP_TRAILER_SIZE	4
+#define HWT_UDP_MAX_CPUS	65536	/* as in a .hwt file; more is malformed */
+
+/*
+ * The end of a trace: packets are numbered from 0, so the receiver learns
+ * of losses before the first packet it got, but only this packet tells it
+ * of losses after the last.  It has no records and an 8-byte trailer
+ * "HWT-END\0" (total_size 32); its packet_number is the next one, the
+ * count of data packets sent before it.  A S.Ha.R.K. receiver reads
+ * number_of_events = 0 records from it, and sees no gap.
+ */
+#define HWT_UDP_END		(UINT32_MAX - 1)	/* as the cpu argument */
+#define HWT_UDP_END_ID		"HWT-END"
+#define HWT_UDP_END_SIZE	(HWT_UDP_HDR_SIZE + 8)
 
 /*
  * Encode n <= HWT_UDP_MAX_EVENTS records (one fewer with a CPU trailer)
- * into buf: returns the packet size, or -EINVAL (too many, no room).
- * cpu = HWT_UDP_NO_CPU writes S.Ha.R.K.'s packet exactly.
+ * into buf: returns the packet size, or -EINVAL (too many, no room, a cpu
+ * >= HWT_UDP_MAX_CPUS).  cpu = HWT_UDP_NO_CPU writes S.Ha.R.K.'s packet
+ * exactly; cpu = HWT_UDP_END with n = 0 the end-of-trace packet.
  */
 int hwt_udp_encode(void *buf, size_t room, uint32_t packet_number,
 		   uint32_t cpu, const struct hwt_event *ev, size_t n);
 /*
- * Check and decode a packet: fills hdr, *cpu (0 without a trailer), and
- * copies the records to ev (room for HWT_UDP_MAX_EVENTS).  Returns the
- * record count or -EBADMSG.
+ * Check and decode a packet: fills hdr, *cpu (0 without a trailer,
+ * HWT_UDP_END for the end-of-trace packet), and copies the records to ev
+ * (room for HWT_UDP_MAX_EVENTS).  Returns the record count, or -EBADMSG
+ * (also for a CPU >= HWT_UDP_MAX_CPUS).
  */
 int hwt_udp_decode(const void *buf, size_t len, struct hwt_udp_header *hdr,
 		   uint32_t *cpu, struct hwt_event *ev);

@@ -5,12 +5,14 @@
  * overwritten, CPUs merge in time order, names arrive, and the device is
  * left as found (no chunk, filters restored, tracing off).
  */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@ struct file_stats {
 };
 
 static char dir[64];
+static const char *fake_total = "3000";	/* records per CPU */
 
 /* Run hwtrace with the fake device; returns its exit status. */
 static int run(char *const argv[], struct fake_report *rep, char *err, size_t errlen)
@@ -49,7 +52,7 @@ static int run(char *const argv[], struct fake_report *rep, char *err, size_t er
 		setenv("LD_PRELOAD", "build/tests/fake_hwtrace.so", 1);
 		setenv("HWTRACE_DEV", "/fake/hwtrace", 1);
 		setenv("FAKE_CPUS", "3", 1);
-		setenv("FAKE_TOTAL", "3000", 1);
+		setenv("FAKE_TOTAL", fake_total, 1);
 		execv("build/hwtrace", argv);
 		_exit(127);
 	}
@@ -233,6 +236,85 @@ START_TEST(test_udp)
 }
 END_TEST
 
+/*
+ * A STOP ring is sent all at once at the end: record must pace it (one
+ * pause of >= 100 us every 16 packets) and end with the end-of-trace
+ * packet, numbered with the count of data packets.  Kernel receive
+ * timestamps give the pace; a large socket buffer keeps every packet.
+ */
+START_TEST(test_udp_paced)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct fake_report rep;
+	char err[8192], url[64];
+	char *argv[] = { "hwtrace", "record", "-q", "-f", "task", "-m", "stop",
+			 "-b", "128k", "-d", "0.5", "-o", url, NULL };
+	int fd, one = 1, size = 16 << 20, ended = 0;
+	uint32_t data = 0, next = 0, end_count = 0;
+	double first = 0, last = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)), 0);
+	snprintf(url, sizeof(url), "udp://127.0.0.1:%d", ntohs(a.sin_port));
+	fake_total = "20000";
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 0);
+	fake_total = "3000";
+	check_left_clean(&rep);
+	for (;;) {
+		uint8_t pkt[2048];
+		char cbuf[CMSG_SPACE(sizeof(struct timespec))];
+		struct iovec iov = { .iov_base = pkt, .iov_len = sizeof(pkt) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		struct hwt_event ev[HWT_UDP_MAX_EVENTS];
+		struct hwt_udp_header h;
+		struct cmsghdr *cm;
+		ssize_t len = recvmsg(fd, &m, 0);
+		uint32_t cpu;
+		double t = 0;
+
+		if (len < 0)
+			break;
+		ck_assert_int_ge(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, ev), 0);
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+
+				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+				t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+			}
+		}
+		ck_assert(t > 0);
+		if (cpu == HWT_UDP_END) {
+			ended++;
+			end_count = h.packet_number;
+			continue;
+		}
+		ck_assert_int_eq(ended, 0);
+		ck_assert_uint_eq(h.packet_number, next);	/* none lost here */
+		next++;
+		data++;
+		if (!first)
+			first = t;
+		last = t;
+	}
+	close(fd);
+	ck_assert_int_eq(ended, 1);
+	ck_assert_uint_eq(end_count, data);
+	ck_assert_uint_gt(data, 3 * 64);
+	/* all sent at the end, yet no faster than 16 packets per 100 us */
+	ck_assert_msg(last - first >= (data / 16 - 1) * 100e-6,
+		      "%u packets in %.6f s", data, last - first);
+}
+END_TEST
+
 START_TEST(test_too_big)
 {
 	struct fake_report rep;
@@ -264,6 +346,7 @@ int main(void)
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_too_big);
 	tcase_add_test(tc, test_udp);
+	tcase_add_test(tc, test_udp_paced);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
