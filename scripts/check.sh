@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: build, lint, host unit tests (plain and under ASan/UBSan),
-# a fuzz smoke run, and the kselftests in the VM: on 2 and 4 vCPUs, and on
-# Debian 12's newer 6.12 kernel.  Every suite runs even if an earlier one
+# a fuzz smoke run, the kselftests in the VM (on 2 and 4 vCPUs, and on
+# Debian 12's newer 6.12 kernel), and make demo with its output checked.  Every suite runs even if an earlier one
 # failed; logs go to build/check/.  The last line totals them all:
 # "N passed, M failed".
 set -uo pipefail
@@ -98,6 +98,7 @@ step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
 tap_suite vm-6.12 make check-vm-newer KDIR="$kdir"
+tap_suite demo bash scripts/check-demo.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
