@@ -3,9 +3,9 @@
 #
 # `make check`: build, lint, host unit tests (plain and under ASan/UBSan),
 # a fuzz smoke run, the kselftests in the VM (on 2 and 4 vCPUs, and on
-# Debian 12's newer 6.12 kernel), and make demo with its output checked.  Every suite runs even if an earlier one
-# failed; logs go to build/check/.  The last line totals them all:
-# "N passed, M failed".
+# Debian 12's newer 6.12 kernel), and make demo with its output checked.
+# Every suite runs even if an earlier one failed; logs go to build/check/.
+# The last line totals them all: "N passed, M failed".
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
