@@ -90,7 +90,7 @@ static __always_inline struct hwt_event *ring_slot(void *d, __u64 slot)
 	return bpf_map_lookup_elem(&hwt_ring, &idx);
 }
 
-static __always_inline void emit(__u16 code, __u16 par1, __u32 par2, int ctl)
+static __always_inline void emit(__u16 code, __u16 par1, __u32 par2)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ring_ctx rc = { .base = cpu * nr_slots };
@@ -101,14 +101,14 @@ static __always_inline void emit(__u16 code, __u16 par1, __u32 par2, int ctl)
 	w = bpf_map_lookup_elem(&hwt_cpus, &cpu);
 	if (!m || !w)
 		return;
-	hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, ctl, code, par1,
-		       par2);
+	hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, HWT_BPF_W_EVENT,
+		       code, par1, par2);
 }
 
 /* kmod/record.h hwt_record(): the family filter is the first test. */
 #define RECORD(code, par1, par2) do {					\
 	if (!(hwt_filter_mask & (1u << ((code) & HWT_FAMILY_MASK))))	\
-		emit(code, par1, par2, 0);				\
+		emit(code, par1, par2);					\
 } while (0)
 
 #define FILTERED(fam)	(hwt_filter_mask & (1u << (fam)))
@@ -218,7 +218,7 @@ int BPF_PROG(hwt_sched_switch, bool preempt, struct task_struct *prev,
 	prev_pid = BPF_CORE_READ(prev, pid);
 	next_pid = BPF_CORE_READ(next, pid);
 	emit(HWT_EV_TASK_SCHEDULE, HWT_SWITCH_PAR1(prev_pid, state),
-	     HWT_SWITCH_PAR2(prev_pid, next_pid), 0);
+	     HWT_SWITCH_PAR2(prev_pid, next_pid));
 	return 0;
 }
 
@@ -292,7 +292,35 @@ int BPF_PROG(hwt_sched_pi_setprio, struct task_struct *tsk,
 		if (pi_prio < prio)
 			prio = pi_prio;
 	}
-	emit(HWT_EV_INHERITANCE, prio, BPF_CORE_READ(tsk, pid), 0);
+	emit(HWT_EV_INHERITANCE, prio, BPF_CORE_READ(tsk, pid));
+	return 0;
+}
+
+/*
+ * No tracepoint reports a task's new priority after setpriority(),
+ * sched_setscheduler() or sched_setattr(): as the module's kretprobes,
+ * fexit programs on the functions they all end in record the task's normal
+ * priority once the change is made.  The loader loads them only if the
+ * kernel's BTF has the function with this signature (static functions may
+ * be inlined away or changed) and counts them missing if attaching fails.
+ */
+SEC("fexit/set_user_nice")
+int BPF_PROG(hwt_set_user_nice, struct task_struct *p, long nice)
+{
+	RECORD(HWT_EV_SET_PRIORITY, BPF_CORE_READ(p, normal_prio),
+	       BPF_CORE_READ(p, pid));
+	return 0;
+}
+
+/* __sched_setscheduler() returns an error code: record only successes */
+SEC("fexit/__sched_setscheduler")
+int BPF_PROG(hwt_sched_setscheduler, struct task_struct *p,
+	     const struct sched_attr *attr, bool user, bool pi, int ret)
+{
+	if (ret)
+		return 0;
+	RECORD(HWT_EV_SET_PRIORITY, BPF_CORE_READ(p, normal_prio),
+	       BPF_CORE_READ(p, pid));
 	return 0;
 }
 
@@ -304,7 +332,7 @@ int BPF_PROG(hwt_irq_handler_entry, int irq, struct irqaction *action)
 	if (FILTERED(HWT_FAM_INTERRUPT))
 		return 0;
 	name_irq(irq, action);
-	emit(HWT_EV_INTERRUPT_START, irq, 0, 0);
+	emit(HWT_EV_INTERRUPT_START, irq, 0);
 	return 0;
 }
 
@@ -363,7 +391,7 @@ int hwt_##tp(struct bpf_raw_tracepoint_args *ctx)			\
 {									\
 	if (FILTERED(HWT_FAM_TIMER))					\
 		return 0;						\
-	emit(code, kind, obj_id(ctx->args[0]), 0);			\
+	emit(code, kind, obj_id(ctx->args[0]));			\
 	return 0;							\
 }
 
@@ -384,7 +412,7 @@ int hwt_contention_begin(struct bpf_raw_tracepoint_args *ctx)
 	if (FILTERED(HWT_FAM_MUTEX))
 		return 0;
 	/* (void *lock, unsigned int flags) */
-	emit(HWT_EV_MUTEX_WAIT, (__u16)ctx->args[1], obj_id(ctx->args[0]), 0);
+	emit(HWT_EV_MUTEX_WAIT, (__u16)ctx->args[1], obj_id(ctx->args[0]));
 	return 0;
 }
 
@@ -394,7 +422,7 @@ int hwt_contention_end(struct bpf_raw_tracepoint_args *ctx)
 	if (FILTERED(HWT_FAM_MUTEX))
 		return 0;
 	/* (void *lock, int ret) */
-	emit(HWT_EV_MUTEX_LOCK, (__u16)ctx->args[1], obj_id(ctx->args[0]), 0);
+	emit(HWT_EV_MUTEX_LOCK, (__u16)ctx->args[1], obj_id(ctx->args[0]));
 	return 0;
 }
 
@@ -406,7 +434,7 @@ int BPF_PROG(hwt_signal_generate, int sig, struct kernel_siginfo *info,
 {
 	if (FILTERED(HWT_FAM_SIGNAL))
 		return 0;
-	emit(HWT_EV_SIGNAL, sig, BPF_CORE_READ(task, pid), 0);
+	emit(HWT_EV_SIGNAL, sig, BPF_CORE_READ(task, pid));
 	return 0;
 }
 
@@ -426,9 +454,9 @@ int BPF_PROG(hwt_cpu_idle, unsigned int state, unsigned int cpu_id)
 	if (FILTERED(HWT_FAM_CPU))
 		return 0;
 	if (state == (unsigned int)-1)		/* PWR_EVENT_EXIT */
-		emit(HWT_EV_IDLE_EXIT, 0, 0, 0);
+		emit(HWT_EV_IDLE_EXIT, 0, 0);
 	else
-		emit(HWT_EV_IDLE_ENTER, state, 0, 0);
+		emit(HWT_EV_IDLE_ENTER, state, 0);
 	return 0;
 }
 
@@ -440,9 +468,14 @@ int BPF_PROG(hwt_cpu_frequency, unsigned int khz, unsigned int cpu_id)
 }
 
 /*
- * kmod/control.c cpu_start()/cpu_stop(), run on one CPU by the loader
- * (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU: an IPI, interrupts off),
- * so a CPU's trace begins and ends at one instant.
+ * kmod/control.c cpu_start()/cpu_stop(), run on one CPU by the loader with
+ * BPF_PROG_TEST_RUN and BPF_F_TEST_RUN_ON_CPU: in an IPI (interrupts off)
+ * on another CPU, but directly, with only preemption off, on the
+ * recorder's own.  There an IRQ may record in the middle of it; the start
+ * and stop records are therefore reserved by the cmpxchg that switches the
+ * CPU on or off (hwt_bpf_cpu_start()/_stop()), so that no event lands
+ * before the start records or after the stop record, and none in between
+ * is refused.
  */
 SEC("raw_tp")
 int hwt_cpu_ctl(struct bpf_raw_tracepoint_args *ctx)
@@ -452,36 +485,18 @@ int hwt_cpu_ctl(struct bpf_raw_tracepoint_args *ctx)
 	struct ring_ctx rc = { .base = cpu * nr_slots };
 	struct hwt_ring_meta *m;
 	struct hwt_bpf_cpu *w;
-	__u64 lost;
 
 	m = bpf_map_lookup_elem(&hwt_meta, &cpu);
 	w = bpf_map_lookup_elem(&hwt_cpus, &cpu);
 	if (!m || !w)
 		return -1;
-	if (cmd == HWT_BPF_CTL_START) {
-		hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, 1,
-			       HWT_EV_CYCLES_PER_MSEC, HWT_BPF_CLOCK,
-			       HWT_BPF_NS_PER_MSEC);
-		hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, 1,
-			       HWT_EV_TRACE_START, 0, 0);
-		/* who runs here now: the first switch on this CPU switches it out */
-		hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, 1,
-			       HWT_EV_ID, cpu, (__u32)bpf_get_current_pid_tgid());
-		HWT_BPF_WRITE(w->on, 1);
-		return 0;
-	}
+	if (cmd == HWT_BPF_CTL_START)
+		return hwt_bpf_cpu_start(w, m, &rc, nr_slots, cyc, cpu,
+					 (__u32)bpf_get_current_pid_tgid()) ==
+		       HWT_BPF_OK ? 0 : -1;
 	if (cmd == HWT_BPF_CTL_STOP) {
-		if (!HWT_BPF_READ(w->on))
-			return 0;
-		lost = HWT_BPF_READ(m->lost);
-		if (lost != HWT_BPF_READ(w->lost_reported)) {
-			hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, 1,
-				       HWT_EV_LOST, 0, (__u32)lost);
-			HWT_BPF_WRITE(w->lost_reported, lost);
-		}
-		hwt_bpf_record(w, m, &rc, nr_slots, normal_slots, cyc, 1,
-			       HWT_EV_TRACE_STOP, 0, 0);
-		HWT_BPF_WRITE(w->on, 0);
+		/* off in any case; a trace_stop that did not fit is lost */
+		hwt_bpf_cpu_stop(w, m, &rc, nr_slots, cyc);
 		return 0;
 	}
 	return -1;

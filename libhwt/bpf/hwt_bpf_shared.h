@@ -6,7 +6,8 @@
  *
  *   - the per-CPU ring writer: kmod/ring.h's hwt_ring_write() and record.h's
  *     __hwt_record(), ported to BPF atomics, on the same struct hwt_ring_meta
- *     so that libhwt's hwt_ring_drain_mem()/hwt_ring_snapshot_mem() read it;
+ *     so that libhwt's hwt_ring_drain_mem()/hwt_ring_snapshot_mem() read it,
+ *     and control.c's cpu_start()/cpu_stop() (hwt_cpu_ctl runs them);
  *   - sched_switch's state mapping (kmod/probes.c task_state());
  *   - the keyed hash that names timers and locks (SipHash-2-4 of the
  *     address, as the module's siphash_1u64()).
@@ -56,22 +57,63 @@ enum hwt_bpf_ctl {
 
 /* hwt_bpf_ring_write() results */
 #define HWT_BPF_OK	0
-#define HWT_BPF_FULL	1	/* no room (STOP ring): counts as lost */
+#define HWT_BPF_FULL	1	/* no room (STOP ring), or lost every race: lost */
 #define HWT_BPF_OFF	2	/* this CPU is not between start and stop */
 
 /*
+ * What a write is, to hwt_bpf_ring_write(): an event is written only while
+ * the CPU is on; a control record in any state; the start records switch
+ * the CPU on and the stop record switches it off, in the same cmpxchg that
+ * reserves them.
+ */
+enum hwt_bpf_kind {
+	HWT_BPF_W_EVENT	= 0,
+	HWT_BPF_W_CTL	= 1,
+	HWT_BPF_W_START	= 2,
+	HWT_BPF_W_STOP	= 3,
+};
+
+/*
+ * hwt_bpf_cpu.head: the next position and the CPU's state in one word, so
+ * that reserving the start or stop records and switching the CPU on or off
+ * is one cmpxchg, and no writer nested in hwt_cpu_ctl (an IRQ when it runs
+ * on the recorder's own CPU, not in an IPI) can land between the two:
+ *
+ *   63  62           40 39                 0
+ *  +---+---------------+--------------------+
+ *  |on |  generation   |  position          |
+ *  +---+---------------+--------------------+
+ *
+ * position: [0, 2 * nr_slots), as kmod/ring.h's head.  on: between the
+ * CPU's start and stop records.  generation: bumped by every event refused
+ * while off, so that a start that took its timestamp before such an event
+ * fails its cmpxchg and takes a later one: an event is refused only if it
+ * came before the start's timestamp.
+ */
+#define HWT_BPF_POS_MASK	((1ULL << 40) - 1)
+#define HWT_BPF_GEN_ONE		(1ULL << 40)
+#define HWT_BPF_GEN_MASK	(((1ULL << 23) - 1) << 40)
+#define HWT_BPF_ON		(1ULL << 63)
+
+/*
  * Per-CPU writer state, a BPF array map (mmapable: userspace waits for nest
- * to reach 0 before its last drain, and switches offline CPUs on).
+ * to reach 0 before its last drain, and switches offline CPUs on and off
+ * with an atomic or/and on head).
  */
 struct hwt_bpf_cpu {
-	__u64 head;		/* next position to reserve, [0, 2 * nr_slots) */
+	__u64 head;		/* position | generation | HWT_BPF_ON, above */
 	__u64 nest;		/* writers in flight on this CPU */
 	__u64 written;
 	__u64 overwritten;	/* CYC: records written over */
 	__u64 lost_reported;	/* meta->lost when the last lost record went out */
-	__u32 on;		/* between this CPU's start and stop records */
-	__u32 reserved;
-	__u64 pad[2];
+	__u64 pad[3];
+};
+
+/* One record to write: the writer adds the timestamp. */
+struct hwt_bpf_rec {
+	__u16 code;
+	__u16 par1;
+	__u32 par2;
 };
 
 /* Task states as in <linux/sched.h> (stable across 5.x and 6.x). */
@@ -154,44 +196,72 @@ static __always_inline __u64 hwt_bpf_ring_used(struct hwt_ring_meta *m,
 }
 
 /*
- * kmod/ring.h hwt_ring_write(), in BPF atomics: reserve by cmpxchg on head
- * with the timestamp taken inside the retry loop (ring order is time order),
- * store, and let the outermost writer on this CPU publish data_head.
- * __sync_lock_test_and_set is BPF_XCHG, fully ordered: the record stores
- * are visible before data_head.  The data_tail load is ordered before the
- * slot stores by the (fully ordered) cmpxchg between them.
- * limit: the fill at which the record is refused (normal slots for events,
- * all slots for control records).  ctl records are written while the CPU is
- * off (the start and stop records themselves).
+ * kmod/ring.h hwt_ring_write(), in BPF atomics: reserve n consecutive slots
+ * by cmpxchg on head with the timestamp taken inside the retry loop (ring
+ * order is time order), store, and let the outermost writer on this CPU
+ * publish data_head.  __sync_lock_test_and_set is BPF_XCHG, fully ordered:
+ * the record stores are visible before data_head.  The data_tail load is
+ * ordered before the slot stores by the (fully ordered) cmpxchg between them.
+ *
+ * kind (enum hwt_bpf_kind): whether the CPU must be on, and whether the
+ * reserving cmpxchg switches it on or off.  A writer nested between another
+ * one's timestamp and cmpxchg changes head (a reservation, or the generation
+ * if it is refused), so the other one retries with a later timestamp; this
+ * holds for hwt_cpu_ctl's writes too, so on each CPU:
+ *
+ *   - every record lies in ring order and in time order between the start
+ *     and stop records, never before or after them;
+ *   - an event is refused (HWT_BPF_OFF) only if it was decided before the
+ *     start's timestamp or after the stop's.
+ *
+ * limit: the fill at which the records are refused (normal slots for
+ * events, all slots for control records).  The n records share one
+ * timestamp: they are reserved at one instant.
  */
 static __always_inline int hwt_bpf_ring_write(struct hwt_bpf_cpu *w,
 					      struct hwt_ring_meta *m, void *d,
 					      __u32 nr_slots, int cyc, __u64 limit,
-					      int ctl, __u16 code, __u16 par1,
-					      __u32 par2)
+					      int kind, const struct hwt_bpf_rec *r,
+					      __u32 n)
 {
 	__u64 span = 2ULL * nr_slots;
-	__u64 head = 0, next, ts = 0;
+	__u64 cur, head = 0, pos, next, used, old, ts = 0;
 	struct hwt_event *ev;
 	int ret = HWT_BPF_FULL, i;
+	__u32 k;
 
 	__sync_fetch_and_add(&w->nest, 1);
 	for (i = 0; i < HWT_BPF_TRIES; i++) {
-		head = HWT_BPF_READ(w->head);
-		if (!ctl && !HWT_BPF_READ(w->on)) {
-			ret = HWT_BPF_OFF;
-			goto commit;
+		cur = HWT_BPF_READ(w->head);
+		head = cur & HWT_BPF_POS_MASK;
+		if (kind == HWT_BPF_W_EVENT && !(cur & HWT_BPF_ON)) {
+			/* refused: let a start in flight see it (generation) */
+			next = (cur & ~HWT_BPF_GEN_MASK) |
+			       ((cur + HWT_BPF_GEN_ONE) & HWT_BPF_GEN_MASK);
+			if (__sync_val_compare_and_swap(&w->head, cur, next) == cur) {
+				ret = HWT_BPF_OFF;
+				goto commit;
+			}
+			continue;
 		}
 		if (head >= span)	/* cannot happen; keeps the index provable */
 			goto commit;
-		if (!cyc && hwt_bpf_ring_used(m, head, span) >= limit)
-			goto commit;
-		next = head + 1;
-		if (next == span)
-			next = 0;
+		if (!cyc) {
+			used = hwt_bpf_ring_used(m, head, span);
+			if (used > limit || limit - used < n)
+				goto commit;
+		}
+		pos = head + n;
+		if (pos >= span)
+			pos -= span;
+		next = (cur & ~HWT_BPF_POS_MASK) | pos;
+		if (kind == HWT_BPF_W_START)
+			next |= HWT_BPF_ON;
+		else if (kind == HWT_BPF_W_STOP)
+			next &= ~HWT_BPF_ON;
 		ts = HWT_BPF_NOW();
 		HWT_BPF_RESERVE_HOOK(w);
-		if (__sync_val_compare_and_swap(&w->head, head, next) == head) {
+		if (__sync_val_compare_and_swap(&w->head, cur, next) == cur) {
 			ret = HWT_BPF_OK;
 			break;
 		}
@@ -199,20 +269,23 @@ static __always_inline int hwt_bpf_ring_write(struct hwt_bpf_cpu *w,
 	if (ret != HWT_BPF_OK)
 		goto commit;
 
-	ev = HWT_BPF_SLOT(d, head < nr_slots ? head : head - nr_slots);
-	if (ev) {
-		ev->code = code;
-		ev->par1 = par1;
+	for (k = 0; k < n; k++) {
+		pos = head + k;
+		if (pos >= span)
+			pos -= span;
+		ev = HWT_BPF_SLOT(d, pos < nr_slots ? pos : pos - nr_slots);
+		if (!ev)
+			continue;
+		ev->code = r[k].code;
+		ev->par1 = r[k].par1;
 		ev->tsc_hi = (__u32)(ts >> 32);
 		ev->tsc_lo = (__u32)ts;
-		ev->par2 = par2;
+		ev->par2 = r[k].par2;
 	}
-	if (cyc) {
-		if (__sync_fetch_and_add(&w->written, 1) + 1 > nr_slots)
-			__sync_fetch_and_add(&w->overwritten, 1);
-	} else {
-		__sync_fetch_and_add(&w->written, 1);
-	}
+	old = __sync_fetch_and_add(&w->written, n);
+	if (cyc && old + n > nr_slots)
+		__sync_fetch_and_add(&w->overwritten,
+				     old >= nr_slots ? n : old + n - nr_slots);
 
 commit:
 	for (i = 0; i < HWT_BPF_TRIES; i++) {
@@ -221,7 +294,7 @@ commit:
 			__sync_fetch_and_add(&w->nest, -1);
 			break;
 		}
-		head = HWT_BPF_READ(w->head);
+		head = HWT_BPF_READ(w->head) & HWT_BPF_POS_MASK;
 		__sync_lock_test_and_set(&m->data_head, head);
 		HWT_BPF_WRITE(m->written, HWT_BPF_READ(w->written));
 		if (cyc)
@@ -235,7 +308,8 @@ commit:
 		 * unpublished: publish again (the last try leaves it to the
 		 * next writer, but never leaves nest raised).
 		 */
-		if (head == HWT_BPF_READ(w->head) || i == HWT_BPF_TRIES - 1)
+		if (head == (HWT_BPF_READ(w->head) & HWT_BPF_POS_MASK) ||
+		    i == HWT_BPF_TRIES - 1)
 			break;
 		HWT_BPF_WRITE(w->nest, 1);
 	}
@@ -245,26 +319,87 @@ commit:
 /*
  * kmod/record.h __hwt_record(): report earlier losses before the next event
  * (once there is room for both), write the event, count it lost if it does
- * not fit.  Returns hwt_bpf_ring_write()'s result.
+ * not fit.  kind: HWT_BPF_W_EVENT or HWT_BPF_W_CTL.  Returns
+ * hwt_bpf_ring_write()'s result.
  */
 static __always_inline int hwt_bpf_record(struct hwt_bpf_cpu *w,
 					  struct hwt_ring_meta *m, void *d,
 					  __u32 nr_slots, __u32 normal_slots,
-					  int cyc, int ctl, __u16 code,
+					  int cyc, int kind, __u16 code,
 					  __u16 par1, __u32 par2)
 {
+	struct hwt_bpf_rec r = { .code = code, .par1 = par1, .par2 = par2 };
 	__u64 lost = HWT_BPF_READ(m->lost);
 	int ret;
 
-	if (lost != HWT_BPF_READ(w->lost_reported) && !ctl &&
-	    hwt_bpf_ring_write(w, m, d, nr_slots, cyc, normal_slots - 1, 0,
-			       HWT_EV_LOST, 0, (__u32)lost) == HWT_BPF_OK)
-		HWT_BPF_WRITE(w->lost_reported, lost);
+	if (lost != HWT_BPF_READ(w->lost_reported) && kind == HWT_BPF_W_EVENT) {
+		struct hwt_bpf_rec l = { .code = HWT_EV_LOST, .par2 = (__u32)lost };
+
+		if (hwt_bpf_ring_write(w, m, d, nr_slots, cyc, normal_slots - 1,
+				       HWT_BPF_W_EVENT, &l, 1) == HWT_BPF_OK)
+			HWT_BPF_WRITE(w->lost_reported, lost);
+	}
 	ret = hwt_bpf_ring_write(w, m, d, nr_slots, cyc,
-				 ctl ? nr_slots : normal_slots, ctl, code, par1,
-				 par2);
+				 kind == HWT_BPF_W_EVENT ? normal_slots : nr_slots,
+				 kind, &r, 1);
 	if (ret == HWT_BPF_FULL)
 		__sync_fetch_and_add(&m->lost, 1);
+	return ret;
+}
+
+/*
+ * kmod/control.c cpu_start(): cycles_per_msec, trace_start and id (this
+ * CPU, the pid running here: the first switch's prev), reserved together
+ * by the cmpxchg that switches the CPU on, so they come first.  Returns
+ * HWT_BPF_OK, else the CPU stays off.
+ */
+static __always_inline int hwt_bpf_cpu_start(struct hwt_bpf_cpu *w,
+					     struct hwt_ring_meta *m, void *d,
+					     __u32 nr_slots, int cyc, __u32 cpu,
+					     __u32 pid)
+{
+	struct hwt_bpf_rec r[3] = {
+		{ .code = HWT_EV_CYCLES_PER_MSEC, .par1 = HWT_BPF_CLOCK,
+		  .par2 = HWT_BPF_NS_PER_MSEC },
+		{ .code = HWT_EV_TRACE_START },
+		{ .code = HWT_EV_ID, .par1 = (__u16)cpu, .par2 = pid },
+	};
+
+	return hwt_bpf_ring_write(w, m, d, nr_slots, cyc, nr_slots,
+				  HWT_BPF_W_START, r, 3);
+}
+
+/*
+ * kmod/control.c cpu_stop(): a pending loss, then trace_stop, reserved by
+ * the cmpxchg that switches the CPU off, so it comes last.  A CPU that is
+ * off has nothing to stop.  If trace_stop cannot be written (a corrupt
+ * data_tail, every race lost) the CPU is switched off all the same and the
+ * record counts as lost.  Returns hwt_bpf_ring_write()'s result.
+ */
+static __always_inline int hwt_bpf_cpu_stop(struct hwt_bpf_cpu *w,
+					    struct hwt_ring_meta *m, void *d,
+					    __u32 nr_slots, int cyc)
+{
+	struct hwt_bpf_rec r = { .code = HWT_EV_TRACE_STOP };
+	__u64 lost;
+	int ret;
+
+	if (!(HWT_BPF_READ(w->head) & HWT_BPF_ON))
+		return HWT_BPF_OFF;
+	lost = HWT_BPF_READ(m->lost);
+	if (lost != HWT_BPF_READ(w->lost_reported)) {
+		struct hwt_bpf_rec l = { .code = HWT_EV_LOST, .par2 = (__u32)lost };
+
+		if (hwt_bpf_ring_write(w, m, d, nr_slots, cyc, nr_slots,
+				       HWT_BPF_W_CTL, &l, 1) == HWT_BPF_OK)
+			HWT_BPF_WRITE(w->lost_reported, lost);
+	}
+	ret = hwt_bpf_ring_write(w, m, d, nr_slots, cyc, nr_slots,
+				 HWT_BPF_W_STOP, &r, 1);
+	if (ret != HWT_BPF_OK) {
+		__sync_fetch_and_and(&w->head, ~HWT_BPF_ON);
+		__sync_fetch_and_add(&m->lost, 1);
+	}
 	return ret;
 }
 

@@ -30,50 +30,66 @@
 #define NAMES	HWT_NR_FAMILIES		/* not a family: name records */
 #define ALWAYS	(HWT_NR_FAMILIES + 1)	/* fork/exec: events and names */
 
-/* kmod/probes.c's table, program by program. */
+/*
+ * kmod/probes.c's table, program by program: a tracepoint, or (nargs > 0)
+ * a kernel function traced on return, as the module's kretprobes.  A
+ * function may be missing from a kernel or changed (static functions get
+ * inlined, or their arguments dropped): such a program is loaded only if
+ * BTF shows the function as the program expects it (nargs parameters, the
+ * first a struct task_struct *, an int returned if ret_int), and is counted
+ * missing, not fatal, if the kernel refuses to load or attach it.
+ */
 static const struct prog_desc {
 	const char *prog;
-	const char *tp;
+	const char *tp;			/* or the function */
 	unsigned int family;
+	unsigned int nargs;		/* 0: a tracepoint */
+	bool ret_int;
 } progs[] = {
-	{ "hwt_sched_switch", "sched_switch", HWT_FAM_TASK },
-	{ "hwt_sched_wakeup", "sched_wakeup", HWT_FAM_TASK },
-	{ "hwt_sched_wakeup_new", "sched_wakeup_new", HWT_FAM_TASK },
-	{ "hwt_sched_process_fork", "sched_process_fork", ALWAYS },
-	{ "hwt_sched_process_exit", "sched_process_exit", HWT_FAM_TASK },
-	{ "hwt_sched_process_exec", "sched_process_exec", ALWAYS },
-	{ "hwt_sched_migrate_task", "sched_migrate_task", HWT_FAM_TASK },
-	{ "hwt_task_rename", "task_rename", NAMES },
-	{ "hwt_sched_pi_setprio", "sched_pi_setprio", HWT_FAM_PRIORITY },
-	{ "hwt_irq_handler_entry", "irq_handler_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_irq_handler_exit", "irq_handler_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_softirq_entry", "softirq_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_softirq_exit", "softirq_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_softirq_raise", "softirq_raise", HWT_FAM_INTERRUPT },
-	{ "hwt_local_timer_entry", "local_timer_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_local_timer_exit", "local_timer_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_reschedule_entry", "reschedule_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_reschedule_exit", "reschedule_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_call_function_entry", "call_function_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_call_function_exit", "call_function_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_call_function_single_entry", "call_function_single_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_call_function_single_exit", "call_function_single_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_irq_work_entry", "irq_work_entry", HWT_FAM_INTERRUPT },
-	{ "hwt_irq_work_exit", "irq_work_exit", HWT_FAM_INTERRUPT },
-	{ "hwt_timer_start", "timer_start", HWT_FAM_TIMER },
-	{ "hwt_timer_cancel", "timer_cancel", HWT_FAM_TIMER },
-	{ "hwt_timer_expire_entry", "timer_expire_entry", HWT_FAM_TIMER },
-	{ "hwt_timer_expire_exit", "timer_expire_exit", HWT_FAM_TIMER },
-	{ "hwt_hrtimer_start", "hrtimer_start", HWT_FAM_TIMER },
-	{ "hwt_hrtimer_cancel", "hrtimer_cancel", HWT_FAM_TIMER },
-	{ "hwt_hrtimer_expire_entry", "hrtimer_expire_entry", HWT_FAM_TIMER },
-	{ "hwt_hrtimer_expire_exit", "hrtimer_expire_exit", HWT_FAM_TIMER },
-	{ "hwt_contention_begin", "contention_begin", HWT_FAM_MUTEX },
-	{ "hwt_contention_end", "contention_end", HWT_FAM_MUTEX },
-	{ "hwt_signal_generate", "signal_generate", HWT_FAM_SIGNAL },
-	{ "hwt_signal_deliver", "signal_deliver", HWT_FAM_SIGNAL },
-	{ "hwt_cpu_idle", "cpu_idle", HWT_FAM_CPU },
-	{ "hwt_cpu_frequency", "cpu_frequency", HWT_FAM_CPU },
+#define TP(prog, tp, fam)			{ prog, tp, fam, 0, false }
+#define FN(prog, fn, fam, nargs, ret_int)	{ prog, fn, fam, nargs, ret_int }
+	TP("hwt_sched_switch", "sched_switch", HWT_FAM_TASK),
+	TP("hwt_sched_wakeup", "sched_wakeup", HWT_FAM_TASK),
+	TP("hwt_sched_wakeup_new", "sched_wakeup_new", HWT_FAM_TASK),
+	TP("hwt_sched_process_fork", "sched_process_fork", ALWAYS),
+	TP("hwt_sched_process_exit", "sched_process_exit", HWT_FAM_TASK),
+	TP("hwt_sched_process_exec", "sched_process_exec", ALWAYS),
+	TP("hwt_sched_migrate_task", "sched_migrate_task", HWT_FAM_TASK),
+	TP("hwt_task_rename", "task_rename", NAMES),
+	TP("hwt_sched_pi_setprio", "sched_pi_setprio", HWT_FAM_PRIORITY),
+	FN("hwt_set_user_nice", "set_user_nice", HWT_FAM_PRIORITY, 2, false),
+	FN("hwt_sched_setscheduler", "__sched_setscheduler", HWT_FAM_PRIORITY, 4, true),
+	TP("hwt_irq_handler_entry", "irq_handler_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_irq_handler_exit", "irq_handler_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_softirq_entry", "softirq_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_softirq_exit", "softirq_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_softirq_raise", "softirq_raise", HWT_FAM_INTERRUPT),
+	TP("hwt_local_timer_entry", "local_timer_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_local_timer_exit", "local_timer_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_reschedule_entry", "reschedule_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_reschedule_exit", "reschedule_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_call_function_entry", "call_function_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_call_function_exit", "call_function_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_call_function_single_entry", "call_function_single_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_call_function_single_exit", "call_function_single_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_irq_work_entry", "irq_work_entry", HWT_FAM_INTERRUPT),
+	TP("hwt_irq_work_exit", "irq_work_exit", HWT_FAM_INTERRUPT),
+	TP("hwt_timer_start", "timer_start", HWT_FAM_TIMER),
+	TP("hwt_timer_cancel", "timer_cancel", HWT_FAM_TIMER),
+	TP("hwt_timer_expire_entry", "timer_expire_entry", HWT_FAM_TIMER),
+	TP("hwt_timer_expire_exit", "timer_expire_exit", HWT_FAM_TIMER),
+	TP("hwt_hrtimer_start", "hrtimer_start", HWT_FAM_TIMER),
+	TP("hwt_hrtimer_cancel", "hrtimer_cancel", HWT_FAM_TIMER),
+	TP("hwt_hrtimer_expire_entry", "hrtimer_expire_entry", HWT_FAM_TIMER),
+	TP("hwt_hrtimer_expire_exit", "hrtimer_expire_exit", HWT_FAM_TIMER),
+	TP("hwt_contention_begin", "contention_begin", HWT_FAM_MUTEX),
+	TP("hwt_contention_end", "contention_end", HWT_FAM_MUTEX),
+	TP("hwt_signal_generate", "signal_generate", HWT_FAM_SIGNAL),
+	TP("hwt_signal_deliver", "signal_deliver", HWT_FAM_SIGNAL),
+	TP("hwt_cpu_idle", "cpu_idle", HWT_FAM_CPU),
+	TP("hwt_cpu_frequency", "cpu_frequency", HWT_FAM_CPU),
+#undef TP
+#undef FN
 };
 
 #define NR_PROGS	ARRAY_SIZE(progs)
@@ -84,6 +100,7 @@ struct hwt_bpf {
 	struct ring_buffer *names_rb;
 	uint32_t nr_cpus, nr_slots, normal_slots, mode;
 	unsigned int nr_attached, nr_missing;
+	bool want[NR_PROGS];		/* asked for and loadable here */
 	struct hwt_ring_meta *meta;		/* [nr_cpus] */
 	const struct hwt_event *ring;		/* [nr_cpus * nr_slots] */
 	struct hwt_bpf_cpu *cpus;		/* [nr_cpus] */
@@ -102,39 +119,74 @@ struct hwt_bpf {
 
 static int log_verbose;
 static char log_first[256];		/* first warning since the last reset */
+static char log_prog[64];		/* first program a warning names */
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+static void log_reset(void)
 {
-	if (log_verbose && level != LIBBPF_DEBUG)
-		return vfprintf(stderr, fmt, ap);
-	if (log_verbose > 1)
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_WARN && !log_first[0]) {
-		size_t n;
-
-		vsnprintf(log_first, sizeof(log_first), fmt, ap);
-		n = strlen(log_first);
-		while (n && (log_first[n - 1] == '\n' || log_first[n - 1] == ' '))
-			log_first[--n] = '\0';
-	}
-	return 0;
+	log_first[0] = '\0';
+	log_prog[0] = '\0';
 }
 
 /* "libbpf: prog 'NAME': ..." -> NAME */
-static void prog_from_log(char *prog, size_t size)
+static void prog_from_msg(const char *msg, char *prog, size_t size)
 {
-	const char *p = strstr(log_first, "prog '");
+	const char *p = strstr(msg, "prog '");
 	const char *e;
 
 	if (!p)
 		return;
 	p += 6;
 	e = strchr(p, '\'');
-	if (e && (size_t)(e - p) < size) {
+	if (e && e > p && (size_t)(e - p) < size) {
 		memcpy(prog, p, (size_t)(e - p));
 		prog[e - p] = '\0';
 	}
+}
+
+/*
+ * Keep the first warning and the first program named in a warning (the
+ * one the verifier refused: libbpf names it in every message about it),
+ * whatever the verbosity; print warnings and infos (the verifier's log is
+ * a warning) if verbose, debug messages too if verbose > 1.
+ */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN && (!log_first[0] || !log_prog[0])) {
+		char msg[256];
+		va_list aq;
+		size_t n;
+
+		va_copy(aq, ap);
+		vsnprintf(msg, sizeof(msg), fmt, aq);
+		va_end(aq);
+		if (!log_prog[0])
+			prog_from_msg(msg, log_prog, sizeof(log_prog));
+		if (!log_first[0]) {
+			n = strlen(msg);
+			while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+				msg[--n] = '\0';
+			memcpy(log_first, msg, n + 1);
+		}
+	}
+	if (log_verbose > (level == LIBBPF_DEBUG))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* What this kernel lacks: shown with the verbose messages, else at info. */
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (log_verbose)
+		fprintf(stderr, "libhwt: bpf: %s\n", msg);
+	else
+		pr_info("bpf: %s\n", msg);
 }
 
 /* --- checks before any bpf() call ---------------------------------------- */
@@ -169,6 +221,43 @@ static bool have_tracepoint(const struct btf *vmlinux, const char *tp)
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
 	return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t;
+}
+
+/*
+ * Does the running kernel have function fn as prog d expects it: nargs
+ * parameters, the first a struct task_struct *, an int returned if
+ * d->ret_int?  A function absent from BTF cannot be traced (inlined
+ * everywhere, or renamed by the compiler, .constprop and the like).
+ */
+static bool have_function(const struct btf *vmlinux, const struct prog_desc *d)
+{
+	int id = btf__find_by_name_kind(vmlinux, d->tp, BTF_KIND_FUNC);
+	const struct btf_type *fn, *proto, *t;
+
+	if (id <= 0)
+		return false;
+	fn = btf__type_by_id(vmlinux, (uint32_t)id);
+	proto = fn ? btf__type_by_id(vmlinux, fn->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) != d->nargs)
+		return false;
+	if (d->ret_int) {
+		t = proto->type ? skip_mods(vmlinux, proto->type) : NULL;
+		if (!t || !btf_is_int(t))
+			return false;
+	}
+	t = skip_mods(vmlinux, btf_params(proto)[0].type);
+	t = t && btf_is_ptr(t) ? skip_mods(vmlinux, t->type) : NULL;
+	return t && btf_is_struct(t) &&
+	       !strcmp(btf__name_by_offset(vmlinux, t->name_off), "task_struct");
 }
 
 /* sched_switch passes prev_state since 5.18: five parameters with __data. */
@@ -378,9 +467,42 @@ static int fail(struct hwt_bpf_error *e, enum hwt_bpf_stage stage, int err)
 		e->stage = stage;
 		snprintf(e->msg, sizeof(e->msg), "%s", log_first);
 		if (!e->prog[0])
-			prog_from_log(e->prog, sizeof(e->prog));
+			snprintf(e->prog, sizeof(e->prog), "%s", log_prog);
 	}
 	return hwt_err(err);
+}
+
+/* progs[] index of the program called name, or -1 */
+static int prog_index(const char *name)
+{
+	for (size_t i = 0; i < NR_PROGS; i++)
+		if (!strcmp(progs[i].prog, name))
+			return (int)i;
+	return -1;
+}
+
+/* Size and configure the opened skeleton, load what b->want says. */
+static int load(struct hwt_bpf *b, uint32_t families, const uint64_t key[2],
+		bool prev_state)
+{
+	struct hwt_bpf_skel *s = b->skel;
+
+	s->rodata->nr_slots = b->nr_slots;
+	s->rodata->normal_slots = b->normal_slots;
+	s->rodata->cyc = b->mode == HWT_CHUNK_CYC;
+	s->rodata->key0 = key[0];
+	s->rodata->key1 = key[1];
+	s->rodata->switch_has_prev_state = prev_state;
+	s->bss->hwt_filter_mask = ~families & 0xFFFF;
+	bpf_map__set_max_entries(s->maps.hwt_meta, b->nr_cpus);
+	bpf_map__set_max_entries(s->maps.hwt_cpus, b->nr_cpus);
+	bpf_map__set_max_entries(s->maps.hwt_ring, b->nr_cpus * b->nr_slots);
+	for (size_t i = 0; i < NR_PROGS; i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(s->obj,
+									   progs[i].prog),
+					  b->want[i]);
+	log_reset();
+	return hwt_bpf_skel__load(s);
 }
 
 int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
@@ -393,14 +515,15 @@ int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
 	struct btf *vmlinux = NULL;
 	struct hwt_bpf *b = NULL;
 	struct hwt_bpf_skel *s;
+	bool prev_state;
 	uint64_t key[2];
-	int err;
+	int err, bad;
 
 	*out = NULL;
 	if (!e)
 		e = &dummy;
 	memset(e, 0, sizeof(*e));
-	log_first[0] = '\0';
+	log_reset();
 	log_verbose = HWT_OPT(opts, verbose, 0);
 	libbpf_set_print(libbpf_print);
 
@@ -451,47 +574,56 @@ int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
 		hwt_bpf_close(b);
 		return fail(e, HWT_BPF_STAGE_BTF, err);
 	}
-	s->rodata->nr_slots = b->nr_slots;
-	s->rodata->normal_slots = b->normal_slots;
-	s->rodata->cyc = b->mode == HWT_CHUNK_CYC;
-	s->rodata->key0 = key[0];
-	s->rodata->key1 = key[1];
-	s->rodata->switch_has_prev_state = switch_has_prev_state(vmlinux);
-	s->bss->hwt_filter_mask = ~families & 0xFFFF;
-	bpf_map__set_max_entries(s->maps.hwt_meta, b->nr_cpus);
-	bpf_map__set_max_entries(s->maps.hwt_cpus, b->nr_cpus);
-	bpf_map__set_max_entries(s->maps.hwt_ring, b->nr_cpus * b->nr_slots);
+	prev_state = switch_has_prev_state(vmlinux);
 
 	/* load only what this kernel has and the caller wants */
 	for (size_t i = 0; i < NR_PROGS; i++) {
-		struct bpf_program *p;
-		bool want = progs[i].family >= NAMES ||
-			    (families & (1u << progs[i].family));
+		const struct prog_desc *d = &progs[i];
+		bool want = d->family >= NAMES || (families & (1u << d->family));
 
-		p = bpf_object__find_program_by_name(s->obj, progs[i].prog);
-		if (!p) {
-			err = -ENOENT;
-			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
+		if (!bpf_object__find_program_by_name(s->obj, d->prog)) {
+			snprintf(e->prog, sizeof(e->prog), "%s", d->prog);
 			btf__free(vmlinux);
 			hwt_bpf_close(b);
-			return fail(e, HWT_BPF_STAGE_LOAD, err);
+			return fail(e, HWT_BPF_STAGE_LOAD, -ENOENT);
 		}
-		if (want && !have_tracepoint(vmlinux, progs[i].tp)) {
-			pr_info("bpf: no tracepoint %s on this kernel\n", progs[i].tp);
+		if (want && !(d->nargs ? have_function(vmlinux, d) :
+				       have_tracepoint(vmlinux, d->tp))) {
+			note("no %s %s on this kernel", d->nargs ? "function" : "tracepoint",
+			     d->tp);
 			b->nr_missing++;
 			want = false;
 		}
-		bpf_program__set_autoload(p, want);
+		b->want[i] = want;
 	}
 	btf__free(vmlinux);
 
-	err = hwt_bpf_skel__load(s);
-	if (err) {
-		hwt_bpf_close(b);
-		/* a capability check we could not see (LSM, sysctl) */
-		if (err == -EPERM)
-			return fail(e, HWT_BPF_STAGE_PERM, err);
-		return fail(e, HWT_BPF_STAGE_LOAD, err);
+	/*
+	 * A function in BTF may still be refused (not traceable, its symbol
+	 * renamed, fentry/fexit denied by a security module): leave its
+	 * program out and load the rest again, as the module leaves out a
+	 * kretprobe that does not register.  If it was all programs, the next
+	 * one refused is a tracepoint's.
+	 */
+	while ((err = load(b, families, key, prev_state))) {
+		bad = prog_index(log_prog);
+		if (bad < 0 || !progs[bad].nargs || !b->want[bad]) {
+			hwt_bpf_close(b);
+			/* a capability check we could not see (LSM, sysctl) */
+			if (err == -EPERM)
+				return fail(e, HWT_BPF_STAGE_PERM, err);
+			return fail(e, HWT_BPF_STAGE_LOAD, err);
+		}
+		note("function %s cannot be traced on this kernel (%s): %s",
+		     progs[bad].tp, strerror(-err), log_first);
+		b->want[bad] = false;
+		b->nr_missing++;
+		hwt_bpf_skel__destroy(b->skel);
+		s = b->skel = hwt_bpf_skel__open();
+		if (!s) {
+			err = -errno;
+			goto setup_err;
+		}
 	}
 
 	b->meta_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_ring_meta));
@@ -529,9 +661,15 @@ int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
 		struct bpf_program *p = bpf_object__find_program_by_name(s->obj,
 									 progs[i].prog);
 
-		if (!bpf_program__autoload(p))
+		if (!b->want[i])
 			continue;
 		b->links[i] = bpf_program__attach(p);
+		if (!b->links[i] && progs[i].nargs) {
+			note("function %s cannot be traced on this kernel: %s",
+			     progs[i].tp, strerror(errno));
+			b->nr_missing++;
+			continue;
+		}
 		if (!b->links[i]) {
 			err = -errno;
 			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
@@ -548,7 +686,11 @@ setup_err:
 	return fail(e, HWT_BPF_STAGE_SETUP, err);
 }
 
-/* Run hwt_cpu_ctl on cpu: an IPI, as the module's on_each_cpu(). */
+/*
+ * Run hwt_cpu_ctl on cpu: an IPI, as the module's on_each_cpu(), except on
+ * the CPU this thread runs on, where the kernel runs it directly with
+ * interrupts on (hwt.bpf.c says why that is safe).
+ */
 static int cpu_ctl(struct hwt_bpf *b, uint32_t cpu, uint64_t cmd)
 {
 	uint64_t args[1] = { cmd };
@@ -584,7 +726,7 @@ int hwt_bpf_start(struct hwt_bpf *b)
 		err = cpu_ctl(b, c, HWT_BPF_CTL_START);
 		/* offline CPUs start writing when they come back */
 		if (err == -ENXIO)
-			__atomic_store_n(&b->cpus[c].on, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_or(&b->cpus[c].head, HWT_BPF_ON, __ATOMIC_SEQ_CST);
 		else if (err)
 			return hwt_err(err);
 	}
@@ -602,7 +744,7 @@ int hwt_bpf_stop(struct hwt_bpf *b)
 	for (uint32_t c = 0; c < b->nr_cpus; c++) {
 		err = cpu_ctl(b, c, HWT_BPF_CTL_STOP);
 		if (err == -ENXIO)
-			__atomic_store_n(&b->cpus[c].on, 0, __ATOMIC_RELEASE);
+			__atomic_fetch_and(&b->cpus[c].head, ~HWT_BPF_ON, __ATOMIC_SEQ_CST);
 		else if (err && !ret)
 			ret = err;
 	}

@@ -36,6 +36,8 @@ static struct ring R;
 /* the hooks' nested write: armed for one call, then disarmed */
 static int nest_armed, commit_armed;
 static uint32_t nested_par2 = 0xBEEF;
+static int nested_want;		/* the nested write's expected result */
+static uint64_t nested_at;	/* fake_now when it ran */
 
 static void ring_init(int cyc)
 {
@@ -46,20 +48,21 @@ static void ring_init(int cyc)
 	R.meta.nr_slots = N;
 	R.meta.normal_slots = NORMAL;
 	R.meta.flags = cyc ? HWT_CHUNK_CYC : HWT_CHUNK_STOP;
-	R.w.on = 1;
+	R.w.head = HWT_BPF_ON;
 	nest_armed = commit_armed = 0;
+	nested_want = HWT_BPF_OK;
 }
 
 static int rec(uint16_t code, uint32_t par2)
 {
-	return hwt_bpf_record(&R.w, &R.meta, R.data, N, NORMAL, R.cyc, 0, code,
-			      7, par2);
+	return hwt_bpf_record(&R.w, &R.meta, R.data, N, NORMAL, R.cyc,
+			      HWT_BPF_W_EVENT, code, 7, par2);
 }
 
 static int ctl(uint16_t code)
 {
-	return hwt_bpf_record(&R.w, &R.meta, R.data, N, NORMAL, R.cyc, 1, code,
-			      0, 0);
+	return hwt_bpf_record(&R.w, &R.meta, R.data, N, NORMAL, R.cyc,
+			      HWT_BPF_W_CTL, code, 0, 0);
 }
 
 static void nest_hook(void *w)
@@ -68,7 +71,8 @@ static void nest_hook(void *w)
 	if (!nest_armed)
 		return;
 	nest_armed = 0;
-	ck_assert_int_eq(rec(HWT_EV_INTERRUPT_START, nested_par2), HWT_BPF_OK);
+	nested_at = fake_now;
+	ck_assert_int_eq(rec(HWT_EV_INTERRUPT_START, nested_par2), nested_want);
 }
 
 static void commit_hook(void *w)
@@ -77,7 +81,8 @@ static void commit_hook(void *w)
 	if (!commit_armed)
 		return;
 	commit_armed = 0;
-	ck_assert_int_eq(rec(HWT_EV_INTERRUPT_START, nested_par2), HWT_BPF_OK);
+	nested_at = fake_now;
+	ck_assert_int_eq(rec(HWT_EV_INTERRUPT_START, nested_par2), nested_want);
 }
 
 struct got {
@@ -187,9 +192,12 @@ START_TEST(test_off)
 	struct got g;
 
 	ring_init(0);
-	R.w.on = 0;
+	R.w.head = 0;
 	ck_assert_int_eq(rec(HWT_EV_IPOINT, 1), HWT_BPF_OFF);
+	/* refused: the generation moved, the position did not */
+	ck_assert_uint_eq(R.w.head, HWT_BPF_GEN_ONE);
 	ck_assert_int_eq(ctl(HWT_EV_TRACE_START), HWT_BPF_OK);
+	ck_assert_uint_eq(R.w.head & HWT_BPF_ON, 0);
 	ck_assert_uint_eq(R.meta.lost, 0);
 	ck_assert_uint_eq(R.w.nest, 0);
 	ck_assert_uint_eq(drain(&g), 1);
@@ -236,7 +244,7 @@ START_TEST(test_bad_tail)
 	R.meta.data_tail = 5 * N;
 	ck_assert_int_eq(rec(HWT_EV_IPOINT, 1), HWT_BPF_FULL);
 	ck_assert_uint_eq(R.meta.lost, 1);
-	ck_assert_uint_eq(R.w.head, 0);
+	ck_assert_uint_eq(R.w.head & HWT_BPF_POS_MASK, 0);
 }
 END_TEST
 
@@ -282,6 +290,140 @@ START_TEST(test_nested_commit)
 }
 END_TEST
 
+static int cpu_start(void)
+{
+	return hwt_bpf_cpu_start(&R.w, &R.meta, R.data, N, R.cyc, 1, 42);
+}
+
+static int cpu_stop(void)
+{
+	return hwt_bpf_cpu_stop(&R.w, &R.meta, R.data, N, R.cyc);
+}
+
+/* The start records, one reservation at one instant, at g->ev[i..i+2]. */
+static void assert_start(const struct got *g, uint32_t i)
+{
+	ck_assert_uint_eq(g->ev[i].code, HWT_EV_CYCLES_PER_MSEC);
+	ck_assert_uint_eq(g->ev[i].par1, HWT_BPF_CLOCK);
+	ck_assert_uint_eq(g->ev[i].par2, HWT_BPF_NS_PER_MSEC);
+	ck_assert_uint_eq(g->ev[i + 1].code, HWT_EV_TRACE_START);
+	ck_assert_uint_eq(g->ev[i + 2].code, HWT_EV_ID);
+	ck_assert_uint_eq(g->ev[i + 2].par1, 1);
+	ck_assert_uint_eq(g->ev[i + 2].par2, 42);
+	ck_assert_uint_eq(hwt_event_tsc(&g->ev[i]), hwt_event_tsc(&g->ev[i + 2]));
+}
+
+/*
+ * kmod/control.c cpu_start()/cpu_stop(): the start records switch the CPU
+ * on, trace_stop (after a pending loss) switches it off; a CPU that is off
+ * has nothing to stop.
+ */
+START_TEST(test_start_stop)
+{
+	struct got g;
+
+	ring_init(0);
+	R.w.head = 0;
+	ck_assert_int_eq(cpu_stop(), HWT_BPF_OFF);
+	ck_assert_int_eq(rec(HWT_EV_IPOINT, 1), HWT_BPF_OFF);
+	ck_assert_int_eq(cpu_start(), HWT_BPF_OK);
+	ck_assert_uint_ne(R.w.head & HWT_BPF_ON, 0);
+	ck_assert_int_eq(rec(HWT_EV_IPOINT, 2), HWT_BPF_OK);
+	R.meta.lost = 5;			/* as if 5 had not fitted */
+	ck_assert_int_eq(cpu_stop(), HWT_BPF_OK);
+	ck_assert_uint_eq(R.w.head & HWT_BPF_ON, 0);
+	ck_assert_int_eq(rec(HWT_EV_IPOINT, 3), HWT_BPF_OFF);
+	ck_assert_uint_eq(R.w.nest, 0);
+	ck_assert_uint_eq(drain(&g), 6);
+	assert_start(&g, 0);
+	ck_assert_uint_eq(g.ev[3].par2, 2);
+	ck_assert_uint_eq(g.ev[4].code, HWT_EV_LOST);
+	ck_assert_uint_eq(g.ev[4].par2, 5);
+	ck_assert_uint_eq(g.ev[5].code, HWT_EV_TRACE_STOP);
+	assert_time_order(&g);
+	ck_assert_uint_eq(R.meta.lost, 5);
+}
+END_TEST
+
+/*
+ * hwt_cpu_ctl on the recorder's own CPU runs with interrupts on.  An IRQ
+ * between the start's timestamp and its cmpxchg is refused (the CPU is
+ * off), but moves the generation: the start retries with a later
+ * timestamp, so no event after the start's time is refused.  An IRQ after
+ * the reservation lands after the start records.
+ */
+START_TEST(test_start_nested)
+{
+	struct got g;
+
+	ring_init(0);
+	R.w.head = 0;
+	nest_armed = 1;
+	nested_want = HWT_BPF_OFF;
+	ck_assert_int_eq(cpu_start(), HWT_BPF_OK);
+	ck_assert_int_eq(nest_armed, 0);
+	ck_assert_uint_eq(drain(&g), 3);
+	assert_start(&g, 0);
+	ck_assert_uint_gt(hwt_event_tsc(&g.ev[0]), nested_at);
+
+	ring_init(0);
+	R.w.head = 0;
+	commit_armed = 1;
+	ck_assert_int_eq(cpu_start(), HWT_BPF_OK);
+	ck_assert_int_eq(commit_armed, 0);
+	ck_assert_uint_eq(R.w.nest, 0);
+	ck_assert_uint_eq(drain(&g), 4);
+	assert_start(&g, 0);
+	ck_assert_uint_eq(g.ev[3].par2, nested_par2);
+	assert_time_order(&g);
+}
+END_TEST
+
+/*
+ * The same at stop: an IRQ between the stop's timestamp and its cmpxchg
+ * is written, before trace_stop, which retries with a later timestamp; an
+ * IRQ after the reservation is refused, neither written nor lost.
+ */
+START_TEST(test_stop_nested)
+{
+	struct got g;
+
+	ring_init(0);
+	nest_armed = 1;
+	ck_assert_int_eq(cpu_stop(), HWT_BPF_OK);
+	ck_assert_int_eq(nest_armed, 0);
+	ck_assert_uint_eq(drain(&g), 2);
+	ck_assert_uint_eq(g.ev[0].par2, nested_par2);
+	ck_assert_uint_eq(g.ev[1].code, HWT_EV_TRACE_STOP);
+	assert_time_order(&g);
+
+	ring_init(0);
+	commit_armed = 1;
+	nested_want = HWT_BPF_OFF;
+	ck_assert_int_eq(cpu_stop(), HWT_BPF_OK);
+	ck_assert_int_eq(commit_armed, 0);
+	ck_assert_uint_eq(R.w.nest, 0);
+	ck_assert_uint_eq(drain(&g), 1);
+	ck_assert_uint_eq(g.ev[0].code, HWT_EV_TRACE_STOP);
+	ck_assert_uint_eq(R.meta.lost, 0);
+}
+END_TEST
+
+/* A trace_stop that cannot be written: the CPU goes off all the same. */
+START_TEST(test_stop_bad_tail)
+{
+	ring_init(0);
+	R.meta.data_tail = 5 * N;
+	ck_assert_int_eq(cpu_stop(), HWT_BPF_FULL);
+	ck_assert_uint_eq(R.w.head & HWT_BPF_ON, 0);
+	ck_assert_uint_eq(R.meta.lost, 1);
+	ck_assert_uint_eq(R.w.nest, 0);
+	/* and a start that cannot be written leaves it off */
+	ck_assert_int_eq(cpu_start(), HWT_BPF_FULL);
+	ck_assert_uint_eq(R.w.head & HWT_BPF_ON, 0);
+}
+END_TEST
+
 /* CYC: overwrite the oldest, count it; a snapshot has the last N records. */
 START_TEST(test_cyclic)
 {
@@ -318,6 +460,10 @@ int main(void)
 	tcase_add_test(w, test_bad_tail);
 	tcase_add_test(w, test_nested_reserve);
 	tcase_add_test(w, test_nested_commit);
+	tcase_add_test(w, test_start_stop);
+	tcase_add_test(w, test_start_nested);
+	tcase_add_test(w, test_stop_nested);
+	tcase_add_test(w, test_stop_bad_tail);
 	tcase_add_test(w, test_cyclic);
 	suite_add_tcase(s, w);
 	return test_run(s);

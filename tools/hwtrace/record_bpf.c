@@ -33,9 +33,12 @@ int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
 		o.verbose = atoi(env) > 1 ? 2 : 1;
 	ret = hwt_bpf_open(out, &o, &e);
 	if (!ret) {
+		/* tracepoints this kernel lacks, functions it cannot trace */
 		if (hwt_bpf_nr_missing(*out))
-			errmsg("note: %u tracepoint%s of the chosen families not on this kernel (--verbose lists them)",
-			       hwt_bpf_nr_missing(*out), hwt_bpf_nr_missing(*out) == 1 ? " is" : "s are");
+			errmsg("note: %u probe%s of the chosen families %s not available on this kernel%s",
+			       hwt_bpf_nr_missing(*out), hwt_bpf_nr_missing(*out) == 1 ? "" : "s",
+			       hwt_bpf_nr_missing(*out) == 1 ? "is" : "are",
+			       o.verbose ? "" : " (--verbose lists them)");
 		return 0;
 	}
 	switch (e.stage) {
@@ -58,7 +61,8 @@ int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
 	case HWT_BPF_STAGE_LOAD:
 		errmsg("BPF backend: the kernel refused program %s: %s.%s",
 		       e.prog[0] ? e.prog : "(unknown)", strerror(-ret),
-		       o.verbose ? "" : "\n  Run with --verbose (or HWT_BPF_VERBOSE=1) for the verifier's log");
+		       o.verbose ? " libbpf's messages above hold the verifier's log." :
+		       "\n  Run with --verbose (or HWT_BPF_VERBOSE=1) for the verifier's log");
 		break;
 	case HWT_BPF_STAGE_ATTACH:
 		errmsg("BPF backend: attaching %s: %s", e.prog[0] ? e.prog : "a program",
