@@ -169,6 +169,8 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 	int cpu, ret;
 	u32 changed;
 
+	if (arg->reserved)
+		return -EINVAL;
 	ret = chunk_lookup(arg->id, &c);
 	if (ret)
 		return ret;
@@ -206,6 +208,8 @@ int hwt_chunk_get_flags(struct hwt_chunk_flags *arg)
 	struct hwt_chunk *c;
 	int ret;
 
+	if (arg->reserved)
+		return -EINVAL;
 	ret = chunk_lookup(arg->id, &c);
 	if (ret)
 		return ret;
@@ -246,6 +250,8 @@ int hwt_chunk_link(const struct hwt_chunk_link *arg)
 	struct hwt_chunk *from, *to = NULL;
 	int ret;
 
+	if (arg->reserved)
+		return -EINVAL;
 	ret = chunk_lookup(arg->from, &from);
 	if (ret)
 		return ret;

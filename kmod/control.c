@@ -219,7 +219,7 @@ int hwt_set_filter(const struct hwt_filter *arg)
 	u16 old = hwt_filter_mask, mask;
 	int ret;
 
-	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1)
+	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1 || arg->reserved)
 		return -EINVAL;
 	mask = old & ~BIT(arg->family);
 	if (arg->status)
@@ -288,7 +288,7 @@ int hwt_log_user(const struct hwt_log *arg)
 	u16 code = HWT_CODE(arg->code);
 	u16 fam = HWT_FAMILY(code);
 
-	if (code > 0xFF || HWT_IS_CONTROL(code) ||
+	if (code > 0xFF || HWT_IS_CONTROL(code) || arg->reserved ||
 	    (fam != HWT_FAM_IPOINT && fam != HWT_FAM_USER) ||
 	    (arg->code & HWT_CODE_FAST && fam != HWT_FAM_IPOINT))
 		return -EINVAL;

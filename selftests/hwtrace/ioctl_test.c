@@ -323,6 +323,34 @@ TEST_F(dev, log_args)
 	EXPECT_EQ(-EFAULT, hwt_ioc(self->fd, HWT_IOC_LOG_EVENT, BAD_PTR));
 }
 
+/* Reserved fields are for the ABI to grow: today they must be zero. */
+TEST_F(dev, reserved_must_be_zero)
+{
+	struct hwt_chunk_flags f = { .reserved = 1 };
+	struct hwt_chunk_link l = { .to = HWT_NO_CHUNK, .reserved = 1 };
+	struct hwt_filter fi = { .family = HWT_FAM_USER, .reserved = 1 };
+	struct hwt_log lg = { .code = HWT_EV_USER_EVENT_0, .reserved = 1 };
+	int id;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	f.id = id;
+	f.flags = HWT_CHUNK_STOP | HWT_CHUNK_FREE;
+	l.from = id;
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_SET_CHUNK_FLAGS, (unsigned long)&f));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_GET_CHUNK_FLAGS, (unsigned long)&f));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_CHUNK_LINK, (unsigned long)&l));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_SET_FILTER, (unsigned long)&fi));
+	EXPECT_EQ(-EINVAL, hwt_ioc(self->fd, HWT_IOC_LOG_EVENT, (unsigned long)&lg));
+	/* the same calls with the field zero go through */
+	f.reserved = l.reserved = fi.reserved = lg.reserved = 0;
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_SET_CHUNK_FLAGS, (unsigned long)&f));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_CHUNK_FLAGS, (unsigned long)&f));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_LINK, (unsigned long)&l));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_SET_FILTER, (unsigned long)&fi));
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_LOG_EVENT, (unsigned long)&lg));
+}
+
 TEST_F(dev, clock)
 {
 	struct hwt_version v;

@@ -331,22 +331,26 @@ struct hwt_chunk_create {
 struct hwt_chunk_flags {
 	__u32 id;
 	__u32 flags;
+	__u64 reserved;
 };
 
 struct hwt_chunk_link {
 	__u32 from;
 	__s32 to;		/* chunk id, or HWT_NO_CHUNK to unlink */
+	__u64 reserved;
 };
 
 struct hwt_filter {
 	__u32 family;		/* 0..15 */
 	__u32 status;		/* 1: do not log the family, 0: log it */
+	__u64 reserved;
 };
 
 struct hwt_log {
 	__u16 code;		/* ipoint or user family only */
 	__u16 par1;
 	__u32 par2;
+	__u64 reserved;
 };
 
 /* One (chunk, CPU) ring in HWT_IOC_CHUNK_TABLE. */
