@@ -3,6 +3,8 @@
  * hwtrace control: enable/disable, family filters, the clock, control
  * records, and the slow path of a full ring (JTN jumps and loss counting).
  */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/wait.h>
@@ -15,6 +17,9 @@
 
 /* The chunk each CPU writes to; NULL while tracing is disabled. */
 DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
+/* This CPU wrote its start records since the last enable. */
+static DEFINE_PER_CPU(bool, hwt_started);
+static enum cpuhp_state hwt_online_state;
 u16 hwt_filter_mask;		/* bit n set: family n is not logged */
 bool hwt_enabled;		/* written under hwt_lock */
 DEFINE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
@@ -31,6 +36,8 @@ static struct irq_work hwt_wakeup_work = IRQ_WORK_INIT(wake_consumers);
 /* Module exit: no wakeup may still be queued (it would run module code). */
 void hwt_control_exit(void)
 {
+	if (hwt_online_state > 0)
+		cpuhp_remove_state_nocalls(hwt_online_state);
 	irq_work_sync(&hwt_wakeup_work);
 }
 
@@ -137,6 +144,7 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 static void cpu_start(void *chunk)
 {
 	this_cpu_write(hwt_cur, chunk);
+	this_cpu_write(hwt_started, true);
 	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
 		     (u32)hwt_clock_rate(), true);
 	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
@@ -186,11 +194,16 @@ int hwt_enable(void)
 	 * snapshot misses was born or renamed since, and a probe named it.
 	 */
 	hwt_names_snapshot();
+	/* no CPU comes or goes until each one has started or is set to */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		per_cpu(hwt_started, cpu) = false;
 	on_each_cpu(cpu_start, hwt_selected, 1);
-	/* offline CPUs start writing when they come back */
+	/* offline CPUs start when they come back (hwt_cpu_online) */
 	for_each_possible_cpu(cpu)
 		if (!READ_ONCE(per_cpu(hwt_cur, cpu)))
 			WRITE_ONCE(per_cpu(hwt_cur, cpu), hwt_selected);
+	cpus_read_unlock();
 	return 0;
 }
 
@@ -199,8 +212,10 @@ void hwt_disable(void)
 	if (!hwt_enabled)
 		return;
 	hwt_enabled = false;
+	cpus_read_lock();
 	on_each_cpu(cpu_stop, NULL, 1);
 	hwt_move_cpus(NULL);
+	cpus_read_unlock();
 	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
@@ -275,6 +290,36 @@ int hwt_set_clock(unsigned long clock)
 }
 
 /* Default clock: the cycle counter when it is usable across CPUs. */
+/*
+ * A CPU that was offline at enable comes online: it writes its start records
+ * before anything else, as if it had been there.  Runs on that CPU (an AP
+ * state), with interrupts off so that it is one instant as in an IPI; a
+ * disable meanwhile finds the start done or leaves hwt_cur NULL.
+ */
+static int hwt_cpu_online(unsigned int cpu)
+{
+	unsigned long flags;
+	struct hwt_chunk *c;
+
+	local_irq_save(flags);
+	c = this_cpu_read(hwt_cur);
+	if (c && !this_cpu_read(hwt_started) && smp_processor_id() == cpu)
+		cpu_start(c);
+	local_irq_restore(flags);
+	return 0;
+}
+
+int hwt_control_init(void)
+{
+	int ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "hwtrace:online",
+					    hwt_cpu_online, NULL);
+
+	if (ret < 0)
+		return ret;
+	hwt_online_state = ret;
+	return 0;
+}
+
 int hwt_clock_init(void)
 {
 	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())

@@ -99,6 +99,7 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 		   u16 par1, u32 par2, bool ctl);
 int hwt_log_user(const struct hwt_log *arg);
 void hwt_wakeup(void);
+int hwt_control_init(void);
 void hwt_control_exit(void);
 bool hwt_ready(void);
 extern struct wait_queue_head hwt_wait;

@@ -62,14 +62,21 @@ static int __init hwt_init(void)
 	ret = hwt_names_init();
 	if (ret)
 		return ret;
+	ret = hwt_control_init();
+	if (ret)
+		goto err_names;
 	ret = hwt_dev_init();
-	if (ret) {
-		hwt_names_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_control;
 	pr_info("ready: %u CPUs, clock %s, %u MiB cap\n", nr_cpu_ids,
 		hwt_clock_kind() == HWT_CLOCK_TSC ? "tsc" : "mono", max_memory_mb);
 	return 0;
+
+err_control:
+	hwt_control_exit();
+err_names:
+	hwt_names_exit();
+	return ret;
 }
 
 static void __exit hwt_exit(void)

@@ -271,4 +271,49 @@ TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
 	close(fd);
 }
 
+/* A CPU offline at enable starts its trace when it comes online. */
+TEST_F_TIMEOUT(conc, cpu_offline_at_enable, 120)
+{
+	struct hwt_event buf[64];
+	struct hwt_map m = { 0 };
+	size_t got;
+	int fd, id, c1 = 1;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	if (hwt_nr_cpus(fd) < 2 || !hwt_cpu_online(c1) ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(close(fd); return, "needs a second CPU that can go offline");
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	id = hwt_create(fd, 1024 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_pin(0));
+	ASSERT_EQ(0, hwt_cpu_set_online(c1, false));
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_cpu_set_online(c1, true));
+	ASSERT_EQ(0, hwt_pin(c1));
+	for (uint32_t seq = 0; seq < 10; seq++) {
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_7, 1, seq));
+	}
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, hwt_pin(0));
+
+	ASSERT_EQ(0, hwt_map(fd, id, c1, &m));
+	got = hwt_drain(&m, buf, 64);
+	hwt_unmap(&m);
+	ASSERT_EQ(START_RECS + 10 + 1, got);
+	EXPECT_EQ(HWT_EV_CYCLES_PER_MSEC, buf[0].code);
+	EXPECT_EQ(HWT_EV_TRACE_START, buf[1].code);
+	EXPECT_EQ(HWT_EV_ID, buf[2].code);
+	EXPECT_EQ(c1, buf[2].par1);
+	for (uint32_t i = 0; i < 10; i++) {
+		EXPECT_EQ(HWT_EV_USER_EVENT_7, buf[START_RECS + i].code);
+		EXPECT_EQ(i, buf[START_RECS + i].par2);
+	}
+	EXPECT_EQ(HWT_EV_TRACE_STOP, buf[got - 1].code);
+	hwt_reset(fd);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
