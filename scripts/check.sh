@@ -88,7 +88,8 @@ step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h
 step checkpatch make lint
 step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
 step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init \
-	scripts/debug-kernel/*.sh .ci/run selftests/hwtrace/*.sh bench/*.sh &&
+	scripts/debug-kernel/*.sh .ci/run selftests/hwtrace/*.sh bench/*.sh \
+	tools/hwtrace/tests/*.sh &&
 	shellcheck -s bash tools/hwtrace/hwtrace.bash-completion'
 tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check

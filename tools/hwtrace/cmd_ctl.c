@@ -28,7 +28,9 @@ static const char usage[] =
 "\n"
 "Sizes take k/M/G suffixes (bytes per CPU, multiples of 16; EMERGENCY >= 64).\n"
 "FLAGS: cyc, jtn or stop, plus nodel, compr, free: joined by | or , (or a number).\n"
-"A filter 'on' means the family is NOT logged (S.Ha.R.K.'s status 1).\n";
+"A filter 'on' means the family is NOT logged (S.Ha.R.K.'s status 1).\n"
+"\n"
+"Exit status: 0, 1 error (no module, permission, the module refused), 2 usage.\n";
 
 static const char log_usage[] =
 "usage: hwtrace log CODE PAR1 PAR2\n"
@@ -36,7 +38,9 @@ static const char log_usage[] =
 "Log one event on this CPU, as S.Ha.R.K.'s TRACER_LOGEVENT.  CODE is an\n"
 "ipoint or user-family code, by number (0x19) or name (user_event_1,\n"
 "ipoint); set bit 0x8000 on an ipoint for a fast ipoint.  PAR1 is 16 bits,\n"
-"PAR2 32 bits.\n";
+"PAR2 32 bits.\n"
+"\n"
+"Exit status: 0, 1 error (no module, permission, a code not loggable), 2 usage.\n";
 
 static int need(int argc, int n)
 {
@@ -185,6 +189,67 @@ static int show_probes(struct hwt_dev *d)
 	return EXIT_OK;
 }
 
+/*
+ * The largest NORMAL the module would take now, and its cap, in bytes and
+ * binary units: what a refused chunk create needs to be told.
+ */
+static void say_limit(const struct hwt_version *v, uint64_t emerg)
+{
+	uint64_t limit = chunk_normal_limit(v, emerg, 1);
+	char lb[32], mb[32], ub[32];
+
+	format_bytes(limit, lb, sizeof(lb));
+	format_bytes(v->max_memory, mb, sizeof(mb));
+	format_bytes(v->used_memory, ub, sizeof(ub));
+	if (limit)
+		errmsg("chunk create: with %u CPUs and EMERGENCY %" PRIu64
+		       ", NORMAL can be at most %s (%" PRIu64 " bytes) per CPU",
+		       v->nr_cpus, emerg, lb, limit);
+	else
+		errmsg("chunk create: no room for another chunk on %u CPUs: "
+		       "delete one (hwtrace ctl table)", v->nr_cpus);
+	errmsg("  the module caps ring memory at %s (%" PRIu64
+	       " bytes, module parameter max_memory_mb); in use: %s", mb,
+	       (uint64_t)v->max_memory, v->used_memory ? ub : "none");
+}
+
+/* chunk create refused with err: which limit, with the module's numbers. */
+static void explain_create(struct hwt_dev *d, uint64_t normal, uint64_t emerg, int err)
+{
+	struct hwt_version v;
+	uint64_t avail, charge;
+	char rb[32], cb[32];
+
+	if (hwt_dev_version(d, &v) < 0) {
+		dev_error("chunk create", err);
+		return;
+	}
+	avail = v.max_memory > v.used_memory ? v.max_memory - v.used_memory : 0;
+	charge = chunk_charge(normal, emerg, v.nr_cpus);
+	if (err == -EINVAL && (normal > UINT64_MAX - emerg || normal + emerg > CHUNK_MAX_RING)) {
+		format_bytes(CHUNK_MAX_RING, rb, sizeof(rb));
+		errmsg("chunk create: NORMAL + EMERGENCY is over the largest ring, %s (%" PRIu64
+		       " bytes) per CPU", rb, CHUNK_MAX_RING);
+		say_limit(&v, emerg);
+	} else if (err == -EINVAL) {
+		errmsg("chunk create: invalid: sizes must be multiples of 16, NORMAL > 0, "
+		       "EMERGENCY >= 64, and one mode of cyc/jtn/stop");
+	} else if (err == -ENOMEM && charge > avail) {
+		format_bytes(charge, cb, sizeof(cb));
+		errmsg("chunk create: over the module's memory cap: the chunk needs %s (%" PRIu64
+		       " bytes: ring and meta page on each of %u CPUs)", cb, charge, v.nr_cpus);
+		say_limit(&v, emerg);
+	} else if (err == -ENOMEM) {
+		errmsg("chunk create: the kernel is out of memory "
+		       "(the chunk is within the module's cap)");
+	} else if (err == -ENOSPC) {
+		errmsg("chunk create: all %u chunks exist: delete one (hwtrace ctl table)",
+		       v.max_chunks);
+	} else {
+		dev_error("chunk create", err);
+	}
+}
+
 static int chunk_cmd(struct hwt_dev *d, int argc, char **argv)
 {
 	const char *sub = argc > 0 ? argv[0] : "";
@@ -195,20 +260,27 @@ static int chunk_cmd(struct hwt_dev *d, int argc, char **argv)
 	if (!strcmp(sub, "create")) {
 		if (need(argc, 4))
 			return EXIT_USAGE;
-		if (parse_size(argv[1], &normal) || parse_size(argv[2], &emerg)) {
-			errmsg("bad size: use bytes with an optional k, M or G suffix");
+		ret = parse_size_arg("NORMAL size", argv[1], &normal, stderr);
+		if (!ret)
+			ret = parse_size_arg("EMERGENCY size", argv[2], &emerg, stderr);
+		if (ret) {
+			struct hwt_version v;
+
+			/* too large: the module's numbers say how large it may be */
+			if (ret == -ERANGE && hwt_dev_version(d, &v) == 0) {
+				if (parse_size(argv[2], &emerg) || emerg > CHUNK_MAX_RING)
+					emerg = 64;	/* the least there is */
+				say_limit(&v, emerg);
+			}
 			return EXIT_USAGE;
 		}
 		if (flags_arg(argv[3], &flags))
 			return EXIT_USAGE;
 		ret = hwt_dev_chunk_create(d, normal, emerg, flags);
-		if (ret == -EINVAL)
-			errmsg("chunk create: invalid: sizes must be multiples of 16, NORMAL > 0, "
-			       "EMERGENCY >= 64, and one mode of cyc/jtn/stop");
-		else if (ret < 0)
-			dev_error("chunk create", ret);
-		if (ret < 0)
+		if (ret < 0) {
+			explain_create(d, normal, emerg, ret);
 			return EXIT_ERR;
+		}
 		printf("%d\n", ret);
 		return EXIT_OK;
 	}

@@ -21,8 +21,8 @@ static const char usage[] =
 "  -r, --raw     also print par1/par2 in hex on every line\n"
 "  -h, --help    this help\n"
 "\n"
-"Exit status: 0, 1 error, 3 the file is truncated or damaged (what could\n"
-"be read was printed).\n";
+"Exit status: 0, 1 error, 2 usage, 3 the file is truncated or damaged (what\n"
+"could be read was printed, up to the last whole record).\n";
 
 static const char *const state_names[] = {
 	"R", "S", "D", "T", "X", "?",

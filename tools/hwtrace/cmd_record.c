@@ -477,11 +477,8 @@ int cmd_record(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'b':
-			if (parse_size(optarg, &bufsize)) {
-				errmsg("bad buffer size '%s': bytes with an optional k, M or G suffix",
-				       optarg);
+			if (parse_size_arg("buffer size", optarg, &bufsize, stderr))
 				return EXIT_USAGE;
-			}
 			bufsize_given = 1;
 			break;
 		case 'm':

@@ -21,7 +21,9 @@ static const char usage[] =
 "\n"
 "  -o FILE    output .hwt file\n"
 "  -c CHUNK   chunk id (default: the first cyclic chunk)\n"
-"  -z         compress record blocks with zstd\n";
+"  -z         compress record blocks with zstd\n"
+"\n"
+"Exit status: 0 (events lost while recording are a warning), 1 error, 2 usage.\n";
 
 struct snap {
 	struct hwt_writer *w;

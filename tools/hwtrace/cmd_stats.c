@@ -13,7 +13,8 @@ static const char usage[] =
 "Summarise FILE: duration, records per family, per event and per CPU with\n"
 "rates, events lost and records overwritten per CPU, names known.\n"
 "\n"
-"Exit status: 0, 1 error, 3 the file is truncated or damaged.\n";
+"Exit status: 0, 1 error, 2 usage, 3 the file is truncated or damaged (the\n"
+"counts cover what could be read).\n";
 
 #define NCODES	0x10000
 

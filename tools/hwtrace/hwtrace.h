@@ -76,4 +76,29 @@ int want_help(int argc, char **argv, const char *usage);
 extern volatile sig_atomic_t stop_requested;
 void install_stop_handlers(void);
 
+/*
+ * The largest ring (NORMAL + EMERGENCY, per CPU) the module takes: its
+ * slot count must fit in 31 bits (kmod/chunk.c, hwt_chunk_create()).
+ */
+#define CHUNK_MAX_RING	((uint64_t)(UINT32_MAX / 2) * HWT_EVENT_SIZE)
+
+/*
+ * parse_size(), and on failure one line to err naming the argument (what),
+ * the text, and why: not a size, or too large (with the largest size).
+ */
+int parse_size_arg(const char *what, const char *s, uint64_t *out, FILE *err);
+
+/*
+ * What the module charges for a chunk (kmod/chunk.c): the ring rounded up
+ * to whole pages plus a meta page, on every CPU.  UINT64_MAX on overflow.
+ */
+uint64_t chunk_charge(uint64_t normal, uint64_t emergency, uint32_t nr_cpus);
+
+/*
+ * The largest NORMAL per CPU that nr_chunks more chunks with this EMERGENCY
+ * may each have, given the module's cap and use in v; 0 if none fits.
+ */
+uint64_t chunk_normal_limit(const struct hwt_version *v, uint64_t emergency,
+			    unsigned int nr_chunks);
+
 #endif /* HWTRACE_H */

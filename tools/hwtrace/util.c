@@ -95,6 +95,8 @@ int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
 	if (errno || end == s)
 		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
@@ -123,6 +125,48 @@ int parse_size(const char *s, uint64_t *out)
 		return -ERANGE;
 	*out = v * mul;
 	return 0;
+}
+
+int parse_size_arg(const char *what, const char *s, uint64_t *out, FILE *err)
+{
+	int ret = parse_size(s, out);
+
+	if (ret == -ERANGE && err)
+		fprintf(err, "%s: %s '%s' is too large: sizes go up to %" PRIu64
+			" bytes (16 EiB - 1), and the module's memory cap is far lower"
+			" (hwtrace ctl version)\n", prog, what, s, UINT64_MAX);
+	else if (ret && err)
+		fprintf(err, "%s: bad %s '%s': bytes with an optional k, M or G suffix"
+			" (4096, 64k, 4M, 1G)\n", prog, what, s);
+	return ret;
+}
+
+uint64_t chunk_charge(uint64_t normal, uint64_t emergency, uint32_t nr_cpus)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), ring;
+
+	if (normal > UINT64_MAX - emergency)
+		return UINT64_MAX;
+	ring = normal + emergency;
+	if (ring > UINT64_MAX - 2 * page)
+		return UINT64_MAX;
+	ring = ((ring + page - 1) & ~(page - 1)) + page;
+	return nr_cpus && ring > UINT64_MAX / nr_cpus ? UINT64_MAX : ring * nr_cpus;
+}
+
+uint64_t chunk_normal_limit(const struct hwt_version *v, uint64_t emergency,
+			    unsigned int nr_chunks)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t avail = v->max_memory > v->used_memory ? v->max_memory - v->used_memory : 0;
+	uint64_t n = (uint64_t)v->nr_cpus * nr_chunks;
+	uint64_t ring = n ? (avail / n) & ~(page - 1) : 0;
+
+	/* less the meta page; then the ring's own ceiling */
+	ring = ring > page ? ring - page : 0;
+	if (ring > CHUNK_MAX_RING)
+		ring = CHUNK_MAX_RING;
+	return ring > emergency ? (ring - emergency) & ~(uint64_t)(HWT_EVENT_SIZE - 1) : 0;
 }
 
 int parse_u32(const char *s, uint32_t *out)

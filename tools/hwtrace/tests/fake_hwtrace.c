@@ -5,6 +5,11 @@
  * producer thread plays the kernel's writers (ring.h's protocol: STOP rings
  * refuse and count, CYC rings overwrite, JTN rings jump to their link) on
  * FAKE_CPUS CPUs, FAKE_TOTAL records each, at about 100k records/s per CPU.
+ * Chunks are charged against a cap of FAKE_MAX_MEMORY_MB (default 64) as
+ * kmod/chunk.c charges them: over it, -ENOMEM; a ring over 2^31 - 1 slots,
+ * -EINVAL.  FAKE_PRESET=cyc:BYTES makes the first open find a cyclic chunk
+ * of BYTES per CPU already selected and enabled, its producer run to the
+ * end (so that a snapshot of it holds the same records every time).
  *
  * At exit it prints one line the tests check:
  *   fake-hwtrace: produced=N lost=N overwritten=N chunks=N filter=0xN enabled=N
@@ -42,7 +47,7 @@ struct fchunk {
 	int used;
 	uint32_t flags;
 	int link;
-	uint64_t normal, emerg;
+	uint64_t normal, emerg, mem;
 	struct fring r[MAXCPU];
 };
 
@@ -56,6 +61,8 @@ static pthread_t producer;
 static int running;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t clock_now = 1000, produced, names_sent;
+static uint64_t max_memory = 64ull << 20, used_memory;
+static int producer_joined;
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_ioctl)(int, unsigned long, ...);
@@ -76,6 +83,9 @@ __attribute__((constructor)) static void init(void)
 	s = getenv("FAKE_TOTAL");
 	if (s)
 		total = strtoull(s, NULL, 0);
+	s = getenv("FAKE_MAX_MEMORY_MB");
+	if (s)
+		max_memory = strtoull(s, NULL, 0) << 20;
 }
 
 /* One record into ring r, as hwt_ring_write(): 0, or -ENOSPC. */
@@ -208,23 +218,32 @@ static int do_ioctl(unsigned long cmd, unsigned long arg)
 		v->event_size = HWT_EVENT_SIZE;
 		v->clock = HWT_CLOCK_MONO;
 		v->cycles_per_msec = 1000000;
-		v->max_memory = 64ull << 20;
+		v->max_memory = max_memory;
+		v->used_memory = used_memory;
 		v->enabled = (uint32_t)enabled;
 		v->filter_mask = filter;
 		return 0;
 	}
 	case HWT_IOC_CHUNK_CREATE: {
 		struct hwt_chunk_create *c = p;
+		uint64_t ring = c->normal_size + c->emergency_size, mem;
 
 		if (!c->normal_size || c->normal_size % 16 || c->emergency_size < 64 ||
-		    c->emergency_size % 16)
+		    c->emergency_size % 16 || ring < c->normal_size ||
+		    ring / 16 > UINT32_MAX / 2)
 			return -EINVAL;
+		/* kmod/chunk.c: whole pages and a meta page, on every CPU */
+		mem = (((ring + PAGE - 1) & ~(PAGE - 1)) + PAGE) * (uint64_t)ncpu;
+		if (mem > max_memory - used_memory)
+			return -ENOMEM;
 		for (id = 0; id < MAXCHUNK && chunks[id].used; id++)
 			;
 		if (id == MAXCHUNK)
 			return -ENOSPC;
 		memset(&chunks[id], 0, sizeof(chunks[id]));
 		chunks[id].used = 1;
+		chunks[id].mem = mem;
+		used_memory += mem;
 		chunks[id].flags = c->flags | HWT_CHUNK_FREE;
 		chunks[id].link = -1;
 		for (int cpu = 0; cpu < ncpu; cpu++)
@@ -240,6 +259,7 @@ static int do_ioctl(unsigned long cmd, unsigned long arg)
 		if (!(chunks[id].flags & HWT_CHUNK_FREE))
 			return -EBUSY;
 		chunks[id].used = 0;
+		used_memory -= chunks[id].mem;
 		return 0;
 	case HWT_IOC_SET_CHUNK_FLAGS: {
 		struct hwt_chunk_flags *f = p;
@@ -331,6 +351,7 @@ static int do_ioctl(unsigned long cmd, unsigned long arg)
 		enabled = 1;
 		running = 1;
 		names_sent = 0;
+		producer_joined = 0;
 		return pthread_create(&producer, NULL, produce, NULL) ? -EAGAIN : 0;
 	/* HWT_IOC_DISABLE: in ioctl(), which must join the producer unlocked */
 	default:
@@ -354,7 +375,7 @@ int ioctl(int fd, unsigned long cmd, ...)
 		/* the producer takes the lock: join it unlocked */
 		pthread_mutex_unlock(&lock);
 		__atomic_store_n(&running, 0, __ATOMIC_RELEASE);
-		if (enabled)
+		if (enabled && !producer_joined)
 			pthread_join(producer, NULL);
 		pthread_mutex_lock(&lock);
 		if (enabled)
@@ -373,6 +394,32 @@ int ioctl(int fd, unsigned long cmd, ...)
 	return ret;
 }
 
+/* FAKE_PRESET=cyc:BYTES: a flight recorder that has been running a while. */
+static void preset(void)
+{
+	const char *s = getenv("FAKE_PRESET");
+	struct hwt_chunk_create c = { .emergency_size = 4096, .flags = HWT_CHUNK_CYC };
+	int ret;
+
+	if (!s || strncmp(s, "cyc:", 4))
+		return;
+	c.normal_size = strtoull(s + 4, NULL, 0);
+	pthread_mutex_lock(&lock);
+	ret = do_ioctl(HWT_IOC_CHUNK_CREATE, (unsigned long)&c);
+	if (!ret)
+		ret = do_ioctl(HWT_IOC_CHUNK_SELECT, (unsigned long)c.id);
+	if (!ret)
+		ret = do_ioctl(HWT_IOC_ENABLE, 0);
+	pthread_mutex_unlock(&lock);
+	if (ret) {
+		fprintf(stderr, "fake-hwtrace: FAKE_PRESET=%s: %s\n", s, strerror(-ret));
+		return;
+	}
+	/* all FAKE_TOTAL records written: the rings hold a fixed content */
+	pthread_join(producer, NULL);
+	producer_joined = 1;
+}
+
 int open(const char *path, int flags, ...)
 {
 	const char *dev = getenv("HWTRACE_DEV");
@@ -384,7 +431,11 @@ int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 	va_end(ap);
 	if (dev && !strcmp(path, dev)) {
+		int first = fake_fd < 0;
+
 		fake_fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (first && fake_fd >= 0)
+			preset();
 		return fake_fd;
 	}
 	return real_open(path, flags, mode);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hwtrace.h"
 
@@ -63,8 +64,60 @@ START_TEST(test_sizes)
 	ck_assert_int_eq(parse_size("4X", &v), -EINVAL);
 	ck_assert_int_eq(parse_size("4Mx", &v), -EINVAL);
 	ck_assert_int_eq(parse_size("M", &v), -EINVAL);
-	ck_assert_int_eq(parse_size("99999999999999999999", &v), -EINVAL);
+	ck_assert_int_eq(parse_size("99999999999999999999", &v), -ERANGE);
 	ck_assert_int_eq(parse_size("17179869184G", &v), -ERANGE);
+	ck_assert_int_eq(parse_size("18446744073709551615", &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(parse_size("16G", &v), 0);
+	ck_assert_uint_eq(v, 16ull << 30);
+}
+END_TEST
+
+/* A refused size says why; one too large says what the largest is. */
+START_TEST(test_size_messages)
+{
+	uint64_t v = 7;
+	char *buf;
+	size_t len;
+	FILE *err = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(parse_size_arg("buffer size", "17179869184G", &v, err), -ERANGE);
+	ck_assert_int_eq(parse_size_arg("buffer size", "4X", &v, err), -EINVAL);
+	ck_assert_int_eq(parse_size_arg("buffer size", "64k", &v, err), 0);
+	ck_assert_uint_eq(v, 65536);
+	fclose(err);
+	ck_assert_str_eq(buf,
+		"hwtrace: buffer size '17179869184G' is too large: sizes go up to "
+		"18446744073709551615 bytes (16 EiB - 1), and the module's memory cap "
+		"is far lower (hwtrace ctl version)\n"
+		"hwtrace: bad buffer size '4X': bytes with an optional k, M or G suffix "
+		"(4096, 64k, 4M, 1G)\n");
+	free(buf);
+}
+END_TEST
+
+/* What kmod/chunk.c charges, and the largest NORMAL that fits. */
+START_TEST(test_chunk_limits)
+{
+	struct hwt_version ver = { .nr_cpus = 4, .max_memory = 16 << 20 };
+
+	ck_assert_int_eq(sysconf(_SC_PAGESIZE), 4096);
+	ck_assert_uint_eq(chunk_charge(4096, 4096, 4), 4 * 3 * 4096);
+	ck_assert_uint_eq(chunk_charge(4096 + 16, 64, 2), 2 * 3 * 4096);
+	ck_assert_uint_eq(chunk_charge(UINT64_MAX - 15, 64, 2), UINT64_MAX);
+	ck_assert_uint_eq(chunk_charge(1ull << 62, 4096, 8), UINT64_MAX);
+	ck_assert_uint_eq(chunk_normal_limit(&ver, 4096, 1), (4 << 20) - 8192);
+	ck_assert_uint_le(chunk_charge(chunk_normal_limit(&ver, 4096, 1), 4096, 4),
+			  ver.max_memory);
+	ck_assert_uint_gt(chunk_charge(chunk_normal_limit(&ver, 4096, 1) + 16, 4096, 4),
+			  ver.max_memory);
+	ck_assert_uint_eq(chunk_normal_limit(&ver, 4096, 2), (2 << 20) - 8192);
+	ver.used_memory = ver.max_memory - 4096;
+	ck_assert_uint_eq(chunk_normal_limit(&ver, 4096, 1), 0);
+	/* the ring's own ceiling: 2^31 - 1 slots */
+	ver.used_memory = 0;
+	ver.max_memory = 1ull << 40;
+	ck_assert_uint_eq(chunk_normal_limit(&ver, 4096, 1), CHUNK_MAX_RING - 4096);
 }
 END_TEST
 
@@ -138,6 +191,8 @@ int main(void)
 
 	tcase_add_test(tc, test_families);
 	tcase_add_test(tc, test_sizes);
+	tcase_add_test(tc, test_size_messages);
+	tcase_add_test(tc, test_chunk_limits);
 	tcase_add_test(tc, test_udp_url);
 	tcase_add_test(tc, test_chunk_flags);
 	tcase_add_test(tc, test_event_codes);
