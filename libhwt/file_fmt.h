@@ -93,7 +93,7 @@ struct hwt_name_entry {
 /* COUNTERS payload: this header, then count struct hwt_cpu_counters. */
 struct hwt_counters_header {
 	uint64_t names_lost;
-	uint64_t reserved;
+	uint64_t lost_nocpu;		/* events lost on no known CPU */
 } __attribute__((packed));
 
 struct hwt_cpu_counters {

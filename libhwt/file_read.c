@@ -300,6 +300,7 @@ static int parse_counters(struct hwt_reader *r, const uint8_t *p, size_t len,
 		return err;
 	memcpy(&h, p, sizeof(h));
 	r->info.names_lost = le64toh(h.names_lost);
+	r->info.lost_nocpu = le64toh(h.lost_nocpu);
 	p += sizeof(h);
 	/* totals, not increments: the last block wins */
 	for (uint32_t i = 0; i < count; i++) {

@@ -42,6 +42,7 @@ struct hwt_writer {
 	uint64_t *lost;
 	uint64_t *overwritten;
 	uint64_t names_lost;
+	uint64_t lost_nocpu;
 	int counters_dirty;
 
 	uint8_t *names;			/* NAMES payload being built */
@@ -160,6 +161,7 @@ static int flush_counters(struct hwt_writer *w)
 	if (!h)
 		return -ENOMEM;
 	h->names_lost = htole64(w->names_lost);
+	h->lost_nocpu = htole64(w->lost_nocpu);
 	c = (struct hwt_cpu_counters *)(h + 1);
 	for (uint32_t i = 0; i < w->nr_cpus; i++) {
 		c[i].lost = htole64(w->lost[i]);
@@ -430,6 +432,14 @@ int hwt_writer_set_names_lost(struct hwt_writer *w, uint64_t names_lost)
 	if (w->names_lost != names_lost)
 		w->counters_dirty = 1;
 	w->names_lost = names_lost;
+	return 0;
+}
+
+int hwt_writer_set_lost_nocpu(struct hwt_writer *w, uint64_t lost)
+{
+	if (w->lost_nocpu != lost)
+		w->counters_dirty = 1;
+	w->lost_nocpu = lost;
 	return 0;
 }
 

@@ -64,6 +64,7 @@ static uint32_t write_trace(const char *path, int compress, uint32_t block,
 	ck_assert_int_eq(hwt_writer_set_lost(w, 1, 17, 0), 0);
 	ck_assert_int_eq(hwt_writer_set_lost(w, 2, 0, 5), 0);
 	ck_assert_int_eq(hwt_writer_set_names_lost(w, 3), 0);
+	ck_assert_int_eq(hwt_writer_set_lost_nocpu(w, 11), 0);
 	if (close_it)
 		ck_assert_int_eq(hwt_writer_close(w), 0);
 	else
@@ -263,6 +264,7 @@ START_TEST(test_lost_counts)
 	ck_assert_uint_eq(ri->lost[1], 17);
 	ck_assert_uint_eq(ri->overwritten[2], 5);
 	ck_assert_uint_eq(ri->names_lost, 3);
+	ck_assert_uint_eq(ri->lost_nocpu, 11);
 	hwt_reader_close(r);
 	unlink(path);
 }

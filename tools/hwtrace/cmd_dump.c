@@ -154,6 +154,7 @@ int cmd_dump(int argc, char **argv)
 	info = hwt_reader_info(d.r);
 	for (uint32_t i = 0; i < info->nr_cpus; i++)
 		lost += info->lost[i];
+	lost += info->lost_nocpu;
 	fprintf(d.out, "# %s: %u CPUs, %" PRIu64 " records, clock %s at %" PRIu64
 		" ticks/ms, host %s, kernel %s, backend %s, %" PRIu64 " lost\n",
 		argv[optind], info->nr_cpus, info->nr_records,

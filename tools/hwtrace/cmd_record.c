@@ -86,6 +86,7 @@ struct rec {
 	uint64_t *cpu_records;
 	uint64_t total;
 	uint64_t missed;		/* bpf: events the kernel ran no program for */
+	uint64_t missed_base;		/* ... before the trace began */
 	int names_ok;
 	int err;
 };
@@ -206,6 +207,7 @@ static void counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill
 	*fill_pct = 0;
 #ifdef HAVE_BPF
 	if (r->bpf) {
+		r->missed = hwt_bpf_missed(r->bpf) - r->missed_base;
 		for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++) {
 			uint64_t pct = hwt_bpf_fill(r->bpf, cpu) * 100 / hwt_bpf_slots(r->bpf);
 
@@ -230,6 +232,14 @@ static void counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill
 		if (pct > *fill_pct)
 			*fill_pct = pct;
 	}
+}
+
+/* The loss counters into the file: written at its next flush. */
+static void save_counters(struct rec *r, const uint64_t *lost, const uint64_t *ow)
+{
+	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++)
+		hwt_writer_set_lost(r->w, cpu, lost[cpu], ow[cpu]);
+	hwt_writer_set_lost_nocpu(r->w, r->missed);
 }
 
 static uint64_t sum(const uint64_t *v, uint32_t n)
@@ -354,8 +364,11 @@ static void teardown(struct rec *r)
 static int enable(struct rec *r)
 {
 #ifdef HAVE_BPF
-	if (r->bpf)
+	if (r->bpf) {
+		/* the programs ran (and may have missed) since they attached */
+		r->missed_base = hwt_bpf_missed(r->bpf);
 		return hwt_bpf_start(r->bpf);
+	}
 #endif
 	return hwt_dev_enable(r->dev);
 }
@@ -721,8 +734,7 @@ allocate:
 		if (t - last_flush >= 1.0) {
 			counters(&r, lost, ow, &fill);
 			if (r.w) {
-				for (uint32_t cpu = 0; cpu < r.ver.nr_cpus; cpu++)
-					hwt_writer_set_lost(r.w, cpu, lost[cpu], ow[cpu]);
+				save_counters(&r, lost, ow);
 				/* a crash now loses at most the last second */
 				ret = hwt_writer_flush(r.w);
 				if (ret < 0) {
@@ -757,8 +769,7 @@ allocate:
 		send_end(&r);
 	counters(&r, lost, ow, &fill);
 	if (r.w) {
-		for (uint32_t cpu = 0; cpu < r.ver.nr_cpus; cpu++)
-			hwt_writer_set_lost(r.w, cpu, lost[cpu], ow[cpu]);
+		save_counters(&r, lost, ow);
 		if (r.dev && hwt_dev_version(r.dev, &r.ver) == 0)
 			hwt_writer_set_names_lost(r.w, r.ver.names_lost);
 #ifdef HAVE_BPF
@@ -772,10 +783,6 @@ allocate:
 			errmsg("%s: %s", out, strerror(-ret));
 		}
 	}
-#ifdef HAVE_BPF
-	if (r.bpf)
-		r.missed = hwt_bpf_missed(r.bpf);
-#endif
 	summary(&r, out, lost, ow, now() - t0);
 	if (child > 0) {
 		kill(child, SIGTERM);

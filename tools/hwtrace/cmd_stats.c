@@ -91,8 +91,13 @@ int cmd_stats(int argc, char **argv)
 		printf("duration:    %" PRIu64 " ticks (rate unknown)\n", last - first);
 	if (secs > 0)
 		printf("rate:        %.0f events/s\n", (double)n / secs);
+	/* events the kernel never handed to any CPU's ring (bpf) */
+	lost += info->lost_nocpu;
 	printf("lost:        %" PRIu64 " events%s\n", lost,
 	       lost ? "  <-- rings were full: use a larger -b or a faster drain" : "");
+	if (info->lost_nocpu)
+		printf("             %" PRIu64 " of them on no known CPU (a BPF program"
+		       " was already running)\n", info->lost_nocpu);
 	printf("overwritten: %" PRIu64 " records\n", ow);
 	printf("names:       %" PRIu64 " tasks, %" PRIu64 " name records lost\n",
 	       ntasks, info->names_lost);

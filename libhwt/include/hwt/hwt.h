@@ -86,6 +86,11 @@ int hwt_writer_add_irq(struct hwt_writer *w, uint32_t irq, const char *name);
 int hwt_writer_set_lost(struct hwt_writer *w, uint32_t cpu, uint64_t lost,
 			uint64_t overwritten);
 int hwt_writer_set_names_lost(struct hwt_writer *w, uint64_t names_lost);
+/*
+ * Events lost whose CPU nobody knows (the BPF backend: the kernel ran no
+ * program for them because one was running already), a total.
+ */
+int hwt_writer_set_lost_nocpu(struct hwt_writer *w, uint64_t lost);
 /* Write every buffered record and name, and the loss counters, now. */
 int hwt_writer_flush(struct hwt_writer *w);
 /* Bytes written to the file so far. */

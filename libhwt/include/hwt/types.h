@@ -52,6 +52,7 @@ struct hwt_trace_info {
 	/* added by the .hwt reader; a producer may leave them 0 */
 	uint64_t nr_records;		/* records in the trace, all CPUs */
 	uint64_t names_lost;		/* name records the kernel dropped */
+	uint64_t lost_nocpu;		/* events lost on no known CPU (bpf) */
 };
 
 /*
