@@ -153,8 +153,23 @@ static uint32_t field(const char *line, const char *key)
 
 /*
  * "comm-pid [cpu] secs.nanos: event: fields", from trace-cmd report -N -t
- * (-N: no plugins, so sched events print their fields as name=value).
+ * (-N: no plugins, so sched events print their fields as name=value):
+ * the CPU, the time and "event: fields", or NULL for any other line.
  */
+static char *report_line(char *line, unsigned long *cpu, uint64_t *ts)
+{
+	unsigned long secs, nanos;
+	char *ev = strstr(line, "] ");
+	char *c = strstr(line, " [");
+
+	if (!ev || !c || sscanf(c + 2, "%lu]", cpu) != 1 || *cpu >= MAX_CPUS ||
+	    sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
+		return NULL;
+	*ts = secs * 1000000000ull + nanos;
+	ev = strchr(ev, ':');
+	return ev ? ev + 2 : NULL;
+}
+
 static int ftrace_counts(struct recorder *r, const uint64_t *t0,
 			 const uint64_t *t1, long counts[K_NR])
 {
@@ -164,20 +179,13 @@ static int ftrace_counts(struct recorder *r, const uint64_t *t0,
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long secs, nanos, cpu;
-		char *ev = strstr(line, "] ");
-		char *c = strstr(line, " [");
+		unsigned long cpu;
 		uint64_t ts;
 		uint32_t pid;
+		char *ev = report_line(line, &cpu, &ts);
 
-		if (!ev || !c || sscanf(c + 2, "%lu]", &cpu) != 1 || cpu >= MAX_CPUS ||
-		    sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
-			continue;
-		ts = secs * 1000000000ull + nanos;
-		ev = strchr(ev, ':');
 		if (!ev)
 			continue;
-		ev += 2;
 		if (!strncmp(ev, "sched_switch:", 13)) {
 			pid = field(ev, " prev_pid=");
 			counts[K_SWITCH_PREV] += pid < MAX_PIDS && r->hackbench[pid];
@@ -273,6 +281,104 @@ static long unpaired_switches(struct recorder *r)
 	return bad;
 }
 
+/*
+ * A recorder with one big STOP chunk on every online CPU for the families
+ * in mask, on the clock trace-cmd uses, and the name channel emptied of
+ * what earlier tests left.
+ */
+static struct recorder *recorder_new(uint32_t mask)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->recs = calloc(MAX_RECS, sizeof(*r->recs));
+	r->cpu_of = calloc(MAX_RECS, 1);
+	r->hackbench = calloc(MAX_PIDS, 1);
+	r->named = calloc(MAX_PIDS, 1);
+	r->fd = hwt_open();
+	if (!r->recs || !r->cpu_of || !r->hackbench || !r->named || r->fd < 0)
+		return NULL;
+	hwt_reset(r->fd);
+	read_names(r);
+	memset(r->named, 0, MAX_PIDS);
+	memset(r->hackbench, 0, MAX_PIDS);
+	r->ncpu = hwt_nr_cpus(r->fd);
+	if (hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO) || hwt_only(r->fd, mask))
+		return NULL;
+	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
+	if (r->id < 0)
+		return NULL;
+	for (int c = 0; c < r->ncpu; c++) {
+		if (hwt_cpu_online(c) && hwt_map(r->fd, r->id, c, &r->map[c]))
+			return NULL;
+	}
+	return hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id) ? NULL : r;
+}
+
+static void recorder_free(struct recorder *r)
+{
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			hwt_unmap(&r->map[c]);
+	}
+	hwt_reset(r->fd);
+	close(r->fd);
+	free(r->recs);
+	free(r->cpu_of);
+	free(r->hackbench);
+	free(r->named);
+	free(r);
+}
+
+/* trace-cmd first, then hwtrace inside its window, drained as it goes. */
+static pid_t start_both(struct recorder *r, char *const tc_argv[], pthread_t *drainer)
+{
+	pid_t tc = spawn(tc_argv, TRACE_CMD_LOG);
+
+	if (tc < 0)
+		return -1;
+	for (int i = 0; i < 1200 && !trace_cmd_ready(); i++)
+		usleep(50000);
+	if (!trace_cmd_ready())
+		return -1;
+	sleep(1);	/* its per-CPU readers start after tracing_on */
+	if (pthread_create(drainer, NULL, drain_thread, r) ||
+	    hwt_ioc(r->fd, HWT_IOC_ENABLE, 0))
+		return -1;
+	return tc;
+}
+
+/* hwtrace off and drained, names read, then trace-cmd flushed and ended. */
+static int stop_both(struct recorder *r, pid_t tc, pthread_t drainer)
+{
+	int status;
+
+	if (hwt_ioc(r->fd, HWT_IOC_DISABLE, 0))
+		return -1;
+	r->stop = true;
+	pthread_join(drainer, NULL);
+	drain_once(r);
+	read_names(r);
+	/* let trace-cmd's readers catch up before it flushes and exits */
+	sleep(1);
+	kill(tc, SIGINT);
+	if (waitpid(tc, &status, 0) != tc || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
+static uint64_t lost_total(const struct recorder *r)
+{
+	uint64_t lost = 0;
+
+	for (int c = 0; c < r->ncpu; c++) {
+		if (r->map[c].meta)
+			lost += r->map[c].meta->lost;
+	}
+	return lost;
+}
+
 /* hackbench under two tracers is slow under TCG: a generous deadline */
 FIXTURE(cmp) {
 };
@@ -300,65 +406,25 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 	struct recorder *r;
 	pthread_t drainer;
 	pid_t tc, hb;
-	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, lost = 0, unnamed = 0;
+	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, unnamed = 0;
 	int status;
 
 	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
 		SKIP(return, "trace-cmd or hackbench not installed");
-	r = calloc(1, sizeof(*r));
+	r = recorder_new(1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT);
 	ASSERT_NE(NULL, r);
-	r->recs = calloc(MAX_RECS, sizeof(*r->recs));
-	r->cpu_of = calloc(MAX_RECS, 1);
-	r->hackbench = calloc(MAX_PIDS, 1);
-	r->named = calloc(MAX_PIDS, 1);
-	ASSERT_NE(NULL, r->named);
-	r->fd = hwt_open();
-	ASSERT_LE(0, r->fd);
-	hwt_reset(r->fd);
-	read_names(r);
-	memset(r->named, 0, MAX_PIDS);
-	r->ncpu = hwt_nr_cpus(r->fd);
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
-	ASSERT_EQ(0, hwt_only(r->fd, (1u << HWT_FAM_TASK) | (1u << HWT_FAM_INTERRUPT)));
-	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
-	ASSERT_LE(0, r->id);
-	for (int c = 0; c < r->ncpu; c++) {
-		if (hwt_cpu_online(c))
-			ASSERT_EQ(0, hwt_map(r->fd, r->id, c, &r->map[c]));
-	}
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id));
 
 	/* ftrace first, hwtrace inside it, hackbench inside both */
-	tc = spawn(tc_argv, TRACE_CMD_LOG);
+	tc = start_both(r, tc_argv, &drainer);
 	ASSERT_LT(0, tc);
-	for (int i = 0; i < 1200 && !trace_cmd_ready(); i++)
-		usleep(50000);
-	ASSERT_TRUE(trace_cmd_ready());
-	sleep(1);	/* its per-CPU readers start after tracing_on */
-	ASSERT_EQ(0, pthread_create(&drainer, NULL, drain_thread, r));
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_ENABLE, 0));
 	/* hackbench reports on the serial console: its IRQs fall in the window */
 	hb = spawn(hb_argv, "/dev/console");
 	ASSERT_LT(0, hb);
 	ASSERT_EQ(hb, waitpid(hb, &status, 0));
 	EXPECT_EQ(0, status);
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_DISABLE, 0));
-	r->stop = true;
-	pthread_join(drainer, NULL);
-	drain_once(r);
-	read_names(r);
-	/* let trace-cmd's readers catch up before it flushes and exits */
-	sleep(1);
-	kill(tc, SIGINT);
-	ASSERT_EQ(tc, waitpid(tc, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, stop_both(r, tc, drainer));
 
-	for (int c = 0; c < r->ncpu; c++) {
-		if (r->map[c].meta)
-			lost += r->map[c].meta->lost;
-	}
-	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, lost_total(r));
 	ASSERT_GT(MAX_RECS, r->n);
 	EXPECT_EQ(0, unpaired_switches(r));
 	hwt_counts(r, got, t0, t1);
@@ -382,18 +448,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 		unnamed += hwt_switch_next(e) && !r->named[hwt_switch_next(e)];
 	}
 	EXPECT_EQ(0, unnamed);
-
-	for (int c = 0; c < r->ncpu; c++) {
-		if (r->map[c].meta)
-			hwt_unmap(&r->map[c]);
-	}
-	hwt_reset(r->fd);
-	close(r->fd);
-	free(r->recs);
-	free(r->cpu_of);
-	free(r->hackbench);
-	free(r->named);
-	free(r);
+	recorder_free(r);
 }
 
 /*
@@ -463,19 +518,12 @@ static int ftrace_window_counts(const uint64_t *t0, const uint64_t *t1,
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long secs, nanos, cpu;
-		char *ev = strstr(line, "] ");
-		char *c = strstr(line, " [");
+		unsigned long cpu;
 		uint64_t ts;
+		char *ev = report_line(line, &cpu, &ts);
 
-		if (!ev || !c || sscanf(c + 2, "%lu]", &cpu) != 1 || cpu >= MAX_CPUS ||
-		    sscanf(ev + 1, " %lu.%lu:", &secs, &nanos) != 2)
-			continue;
-		ts = secs * 1000000000ull + nanos;
-		ev = strchr(ev, ':');
 		if (!ev || ts < t0[cpu] || ts > t1[cpu])
 			continue;
-		ev += 2;
 		for (size_t k = 0; k < NR_WKINDS; k++)
 			counts[k] += wkind_has(&wkinds[k], ev);
 	}
@@ -570,7 +618,7 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 		"signal_generate", "signal_deliver", "idle_enter", "sched_process_exec",
 	};
 	long want[NR_WKINDS] = { 0 }, got[NR_WKINDS] = { 0 };
-	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, lost = 0;
+	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 };
 	long unnamed = 0, irqs = 0, unnamed_irqs = 0;
 	pid_t tc, hb, renamed = 0;
 	struct recorder *r;
@@ -579,40 +627,13 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 
 	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
 		SKIP(return, "trace-cmd or hackbench not installed");
-	r = calloc(1, sizeof(*r));
+	r = recorder_new(1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT |
+			 1u << HWT_FAM_TIMER | 1u << HWT_FAM_SIGNAL | 1u << HWT_FAM_CPU |
+			 1u << HWT_FAM_MUTEX | 1u << HWT_FAM_PRIORITY);
 	ASSERT_NE(NULL, r);
-	r->recs = calloc(MAX_RECS, sizeof(*r->recs));
-	r->cpu_of = calloc(MAX_RECS, 1);
-	r->hackbench = calloc(MAX_PIDS, 1);
-	r->named = calloc(MAX_PIDS, 1);
-	ASSERT_NE(NULL, r->named);
-	r->fd = hwt_open();
-	ASSERT_LE(0, r->fd);
-	hwt_reset(r->fd);
-	read_names(r);
-	memset(r->named, 0, MAX_PIDS);
-	r->ncpu = hwt_nr_cpus(r->fd);
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO));
-	ASSERT_EQ(0, hwt_only(r->fd, 1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT |
-			      1u << HWT_FAM_TIMER | 1u << HWT_FAM_SIGNAL |
-			      1u << HWT_FAM_CPU | 1u << HWT_FAM_MUTEX |
-			      1u << HWT_FAM_PRIORITY));
-	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
-	ASSERT_LE(0, r->id);
-	for (int c = 0; c < r->ncpu; c++) {
-		if (hwt_cpu_online(c))
-			ASSERT_EQ(0, hwt_map(r->fd, r->id, c, &r->map[c]));
-	}
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_CHUNK_SELECT, r->id));
 
-	tc = spawn(tc_argv, TRACE_CMD_LOG);
+	tc = start_both(r, tc_argv, &drainer);
 	ASSERT_LT(0, tc);
-	for (int i = 0; i < 1200 && !trace_cmd_ready(); i++)
-		usleep(50000);
-	ASSERT_TRUE(trace_cmd_ready());
-	sleep(1);
-	ASSERT_EQ(0, pthread_create(&drainer, NULL, drain_thread, r));
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_ENABLE, 0));
 	/* an exec (the spawn), forks, wakeups, IRQs on the console */
 	hb = spawn(hb_argv, "/dev/console");
 	ASSERT_LT(0, hb);
@@ -622,23 +643,10 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 	ASSERT_EQ(0, pthread_create(&th, NULL, rename_self, &renamed));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	usleep(100000);
-	ASSERT_EQ(0, hwt_ioc(r->fd, HWT_IOC_DISABLE, 0));
-	r->stop = true;
-	pthread_join(drainer, NULL);
-	drain_once(r);
 	r->watch = renamed;
-	read_names(r);
-	sleep(1);
-	kill(tc, SIGINT);
-	ASSERT_EQ(tc, waitpid(tc, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, stop_both(r, tc, drainer));
 
-	for (int c = 0; c < r->ncpu; c++) {
-		if (r->map[c].meta)
-			lost += r->map[c].meta->lost;
-	}
-	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, lost_total(r));
 	ASSERT_GT(MAX_RECS, r->n);
 	EXPECT_EQ(0, unpaired_switches(r));
 
@@ -682,18 +690,7 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 	EXPECT_EQ((uint32_t)renamed, r->watched.id);
 	EXPECT_STREQ("hwt-renamed", r->watched.name);
 	EXPECT_EQ((uint32_t)getpid(), r->watched.tgid);
-
-	for (int c = 0; c < r->ncpu; c++) {
-		if (r->map[c].meta)
-			hwt_unmap(&r->map[c]);
-	}
-	hwt_reset(r->fd);
-	close(r->fd);
-	free(r->recs);
-	free(r->cpu_of);
-	free(r->hackbench);
-	free(r->named);
-	free(r);
+	recorder_free(r);
 }
 
 TEST_HARNESS_MAIN
