@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/build_bug.h>
+#include <linux/mm.h>
 #include <linux/stddef.h>
 #include "hwt.h"
 
@@ -20,7 +21,7 @@ u64 hwt_max_memory;
 
 static unsigned int max_memory_mb = 256;
 module_param(max_memory_mb, uint, 0444);
-MODULE_PARM_DESC(max_memory_mb, "Cap on ring memory of all chunks, MiB (default 256)");
+MODULE_PARM_DESC(max_memory_mb, "Cap on ring memory of all chunks, MiB (default 256; at most half the RAM)");
 
 static char *clock = "auto";
 module_param(clock, charp, 0444);
@@ -45,7 +46,9 @@ static int __init hwt_init(void)
 	int ret;
 
 	hwt_abi_checks();
-	hwt_max_memory = (u64)max_memory_mb << 20;
+	/* rings are never swapped: a cap above half the RAM would invite the OOM killer */
+	hwt_max_memory = min((u64)max_memory_mb << 20,
+			     ((u64)totalram_pages() << PAGE_SHIFT) / 2);
 	hwt_clock_init();
 	ret = 0;
 	if (!strcmp(clock, "mono"))
@@ -69,7 +72,8 @@ static int __init hwt_init(void)
 	if (ret)
 		goto err_control;
 	pr_info("ready: %u CPUs, clock %s, %u MiB cap\n", nr_cpu_ids,
-		hwt_clock_kind() == HWT_CLOCK_TSC ? "tsc" : "mono", max_memory_mb);
+		hwt_clock_kind() == HWT_CLOCK_TSC ? "tsc" : "mono",
+		(unsigned int)(hwt_max_memory >> 20));
 	return 0;
 
 err_control:

@@ -7,6 +7,7 @@
 #include "hwt_test.h"
 #include <stdio.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include "kselftest_harness.h"
 
 static int unload(void)
@@ -14,7 +15,7 @@ static int unload(void)
 	return syscall(SYS_delete_module, "hwtrace", O_NONBLOCK) ? -errno : 0;
 }
 
-static int load(void)
+static int load_with(const char *params)
 {
 	const char *ko = getenv("HWT_KO");
 	int fd, ret;
@@ -22,9 +23,14 @@ static int load(void)
 	fd = open(ko ? ko : "/hwt/hwtrace.ko", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int load(void)
+{
+	return load_with("");
 }
 
 /* The kernel says "in use" with EWOULDBLOCK for a non-blocking delete. */
@@ -62,6 +68,34 @@ TEST(rmmod_refused_while_open_or_mapped)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-ENOENT, hwt_ioc(fd, HWT_IOC_GET_FIRST_CHUNK, 0));
 	close(fd);
+}
+
+/* Ring pages cannot be swapped: the cap never exceeds half the RAM. */
+TEST(memory_cap_bounded_by_ram)
+{
+	struct hwt_version v;
+	struct sysinfo si;
+	uint64_t half;
+	int fd;
+
+	ASSERT_EQ(0, sysinfo(&si));
+	half = (uint64_t)si.totalram * si.mem_unit / 2;
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load_with("max_memory_mb=4194304"));	/* 4 TiB */
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_GET_VERSION, (unsigned long)&v));
+	EXPECT_GE(half, v.max_memory);
+	/* and more than the default 256 MiB where the RAM allows it */
+	if (half > (512ull << 20)) {
+		EXPECT_LT(256ull << 20, v.max_memory);
+	}
+	/* a chunk bigger than the cap is refused, not attempted */
+	EXPECT_EQ(-ENOMEM, hwt_create(fd, (v.max_memory / hwt_nr_cpus(fd) + 4096) & ~15ull,
+				      64, HWT_CHUNK_STOP));
+	close(fd);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load());
 }
 
 TEST_HARNESS_MAIN
