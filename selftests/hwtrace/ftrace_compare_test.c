@@ -379,6 +379,17 @@ static uint64_t lost_total(const struct recorder *r)
 	return lost;
 }
 
+/*
+ * hackbench's loop count: 100, or HWT_HACKBENCH_LOOPS (make check-debug
+ * makes it smaller: under KASAN and TCG one loop costs 20 times more).
+ */
+static char *hackbench_loops(void)
+{
+	char *env = getenv("HWT_HACKBENCH_LOOPS");
+
+	return env && atoi(env) > 0 ? env : "100";
+}
+
 /* hackbench under two tracers is slow under TCG: a generous deadline */
 FIXTURE(cmp) {
 };
@@ -401,7 +412,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 		"-e", "irq:irq_handler_exit", "-e", "irq:softirq_entry",
 		"-e", "irq:softirq_exit", NULL,
 	};
-	char *hb_argv[] = { "hackbench", "-g", "1", "-l", "100", NULL };
+	char *hb_argv[] = { "hackbench", "-g", "1", "-l", hackbench_loops(), NULL };
 	long want[K_NR] = { 0 }, got[K_NR] = { 0 };
 	struct recorder *r;
 	pthread_t drainer;
@@ -611,7 +622,7 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 		/* trace_cmd_ready() waits for this one */
 		"-e", "irq:softirq_exit", NULL,
 	};
-	char *hb_argv[] = { "hackbench", "-g", "1", "-l", "100", NULL };
+	char *hb_argv[] = { "hackbench", "-g", "1", "-l", hackbench_loops(), NULL };
 	/* kinds the workload always produces */
 	static const char *const must_see[] = {
 		"softirq_raise", "vector_entry", "hrtimer_start", "hrtimer_expire_entry",
