@@ -68,7 +68,8 @@ static void drain_once(struct recorder *r)
 			continue;
 		got = hwt_drain(&r->map[c], r->recs + r->n, MAX_RECS - r->n);
 		memset(r->cpu_of + r->n, c, got);
-		r->n += got;
+		/* release: wait_dead_switches() reads records below n */
+		__atomic_store_n(&r->n, r->n + got, __ATOMIC_RELEASE);
 	}
 }
 
@@ -390,6 +391,33 @@ static char *hackbench_loops(void)
 	return env && atoi(env) > 0 ? env : "100";
 }
 
+/*
+ * waitpid() returns once a task is a zombie, before its last switch-out:
+ * wait until every hackbench task that exited was switched out dead, so
+ * that the trace does not stop between the two.
+ */
+static void wait_dead_switches(struct recorder *r)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		size_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
+		long exits = 0, dead = 0;
+
+		read_names(r);
+		for (size_t i = 0; i < n; i++) {
+			const struct hwt_event *e = &r->recs[i];
+
+			if (e->code == HWT_EV_TASK_END)
+				exits += r->hackbench[e->par2 & HWT_PID_MASK];
+			else if (e->code == HWT_EV_TASK_SCHEDULE &&
+				 hwt_switch_state(e) == HWT_STATE_DEAD)
+				dead += r->hackbench[hwt_switch_prev(e)];
+		}
+		if (exits && dead >= exits)
+			return;
+		usleep(50000);
+	}
+}
+
 /* hackbench under two tracers is slow under TCG: a generous deadline */
 FIXTURE(cmp) {
 };
@@ -433,6 +461,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 	ASSERT_LT(0, hb);
 	ASSERT_EQ(hb, waitpid(hb, &status, 0));
 	EXPECT_EQ(0, status);
+	wait_dead_switches(r);
 	ASSERT_EQ(0, stop_both(r, tc, drainer));
 
 	EXPECT_EQ(0, lost_total(r));
