@@ -27,12 +27,13 @@
 #include "kselftest_harness.h"
 
 #define MAX_CPUS	64
-#define MAX_RECS	(2u << 20)
+#define MAX_RECS	(4u << 20)
 #define MAX_PIDS	(1u << 22)
 #define EDGE_SLACK	2
 #define FTRACE_DAT	"/tmp/hwt-ftrace.dat"
 #define TRACE_CMD_LOG	"/tmp/hwt-trace-cmd.log"
 #define FTRACE_BUF_KB	"16384"
+#define FTRACE_BUF_KB_N	16384ull
 
 enum kind {
 	K_SWITCH_PREV, K_SWITCH_NEXT, K_WAKEUP, K_WAKEUP_NEW, K_FORK, K_EXIT,
@@ -307,7 +308,9 @@ static struct recorder *recorder_new(uint32_t mask)
 	r->ncpu = hwt_nr_cpus(r->fd);
 	if (hwt_ioc(r->fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO) || hwt_only(r->fd, mask))
 		return NULL;
-	r->id = hwt_create(r->fd, 65536 * REC, 64 * REC, HWT_CHUNK_STOP);
+	/* the memory trace-cmd gets: 16 MiB per CPU */
+	r->id = hwt_create(r->fd, (FTRACE_BUF_KB_N << 10) - 64 * REC, 64 * REC,
+			   HWT_CHUNK_STOP);
 	if (r->id < 0)
 		return NULL;
 	for (int c = 0; c < r->ncpu; c++) {
