@@ -47,14 +47,6 @@ enum tstate {
 	T_DEAD,		/* exited */
 };
 
-/* What pass 1 learned about how an entity entered the trace. */
-enum first {
-	FIRST_NONE,
-	FIRST_RUNNING,	/* running when the trace started (ID, or first a prev) */
-	FIRST_READY,	/* runnable when the trace started (first a next) */
-	FIRST_OTHER,
-};
-
 struct timing {
 	struct hwt_stat v[HWT_NR_TIMING];
 };
@@ -63,17 +55,15 @@ struct task {
 	uint32_t tid;
 	uint32_t idx;
 	uint8_t state;
-	uint8_t first;
 	bool exiting;
 	bool contending;	/* between LOCK_WAIT and LOCK_ACQUIRE */
 	bool inst_synth;	/* this instance has a synthesized event */
 	bool started;		/* the instance has started */
-	bool has_prio;
+	bool has_prio;		/* prio: its own (set_priority), not a boost */
 	bool rsusp;		/* its runnable is suspended */
 	bool prev_start_ok;	/* prev_start is a real start (for DT) */
-	bool from_preempt;	/* READY came from PREEMPT (for PRE) */
+	bool from_preempt;	/* off the CPU by PREEMPT or WAIT (for PRE) */
 	uint32_t cpu;		/* running on, or last ran on */
-	uint32_t first_cpu;
 	uint32_t inst;		/* current instance */
 	uint32_t ninst;		/* instances so far */
 	uint32_t lock;
@@ -124,14 +114,21 @@ struct cpu {
 	uint32_t lost_raw;	/* last LOST par2 */
 	uint64_t lost;		/* running total for this CPU */
 	bool seen;		/* a record of this CPU was fed (this pass) */
-	bool isr_seen;		/* an ISR start was seen (pass 1) */
-	/* learned in pass 1, replayed at this CPU's first record in pass 2 */
+	/*
+	 * Learned in pass 1 from this CPU's first records, replayed at its
+	 * first record in pass 2.  What ran when the trace started is settled
+	 * by its first ID record or context switch (the prev), an ISR in
+	 * progress by its first ISR record (an exit without entry) or switch
+	 * (none can be in progress then).
+	 */
+	uint8_t settled;	/* SETTLED_* */
 	uint32_t init_task;	/* running at the start, or NONE */
-	uint32_t *init_ready;	/* runnable at the start */
-	uint32_t nr_init_ready, cap_init_ready;
-	uint32_t init_isr[MAX_NEST];	/* in progress at the start, outermost first */
-	uint32_t nr_init_isr;
+	uint32_t init_isr;	/* in progress at the start, or NONE */
 };
+
+#define SETTLED_TASK	0x1
+#define SETTLED_ISR	0x2
+#define SETTLED_ALL	(SETTLED_TASK | SETTLED_ISR)
 
 struct vec {
 	void *a;
@@ -145,11 +142,13 @@ struct hwt_model {
 	void *sink_ctx;
 	bool stats;
 	bool learned;		/* pass 1 done: replay the start state */
+	uint32_t nr_settled;	/* CPUs whose start state is known */
 	uint32_t nr_cpus;
 	struct cpu *cpus;
 	struct vec ent[HWT_NR_ENT_KINDS];
 	struct vec timing[2];	/* [0] tasks, [1] ISRs; parallel to ent[] */
 	uint32_t *order[HWT_NR_ENT_KINDS];	/* idx -> array index (sorted) */
+	size_t nr_order[HWT_NR_ENT_KINDS];	/* entities sorted; later ones: idx = index */
 	/* hash: key (kind << 32 | id) + 1, value: index in ent[kind] */
 	uint64_t *hkeys;
 	uint32_t *hvals;
@@ -243,13 +242,12 @@ static inline size_t hslot(uint64_t key, size_t cap)
 	return (size_t)(key >> 32) & (cap - 1);
 }
 
+/* The table exists from hwt_model_new() on: no test for an empty one. */
 static inline uint32_t hfind(const struct hwt_model *m,
 			     enum hwt_entity_kind kind, uint32_t id)
 {
 	uint64_t key = hkey(kind, id);
 
-	if (!m->hcap)
-		return NONE;
 	for (size_t i = hslot(key, m->hcap);; i = (i + 1) & (m->hcap - 1)) {
 		if (m->hkeys[i] == key)
 			return m->hvals[i];
@@ -258,34 +256,39 @@ static inline uint32_t hfind(const struct hwt_model *m,
 	}
 }
 
+static int hgrow(struct hwt_model *m)
+{
+	size_t cap = m->hcap ? 2 * m->hcap : 1024;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->hcap; i++) {
+		size_t j;
+
+		if (!m->hkeys[i])
+			continue;
+		for (j = hslot(m->hkeys[i], cap); keys[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = m->hkeys[i];
+		vals[j] = m->hvals[i];
+	}
+	free(m->hkeys);
+	free(m->hvals);
+	m->hkeys = keys;
+	m->hvals = vals;
+	m->hcap = cap;
+	return 0;
+}
+
 static int hput(struct hwt_model *m, uint64_t key, uint32_t val)
 {
-	if (2 * (m->hn + 1) > m->hcap) {
-		size_t cap = m->hcap ? 2 * m->hcap : 1024;
-		uint64_t *keys = calloc(cap, sizeof(*keys));
-		uint32_t *vals = calloc(cap, sizeof(*vals));
-
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->hcap; i++) {
-			size_t j;
-
-			if (!m->hkeys[i])
-				continue;
-			for (j = hslot(m->hkeys[i], cap); keys[j]; j = (j + 1) & (cap - 1))
-				;
-			keys[j] = m->hkeys[i];
-			vals[j] = m->hvals[i];
-		}
-		free(m->hkeys);
-		free(m->hvals);
-		m->hkeys = keys;
-		m->hvals = vals;
-		m->hcap = cap;
-	}
+	if (2 * (m->hn + 1) > m->hcap && hgrow(m))
+		return -ENOMEM;
 	for (size_t i = hslot(key, m->hcap);; i = (i + 1) & (m->hcap - 1)) {
 		if (!m->hkeys[i]) {
 			m->hkeys[i] = key;
@@ -534,7 +537,8 @@ static void t_stop(struct hwt_model *m, struct task *t, unsigned int type,
 		}
 	}
 	t->t_pre = ts;
-	t->from_preempt = type == HWT_MEV_TASK_PREEMPT;
+	/* ATF shows a wait as a preemption: PRE counts it up to the resume */
+	t->from_preempt = type == HWT_MEV_TASK_PREEMPT || type == HWT_MEV_TASK_WAIT;
 	switch (type) {
 	case HWT_MEV_TASK_PREEMPT:
 		t->state = T_READY;
@@ -558,7 +562,6 @@ static void t_release(struct hwt_model *m, struct task *t, uint64_t ts,
 		t->inst_synth = true;
 	emit_task(m, t, HWT_MEV_TASK_RELEASE, ts, cpu, flags, 0);
 	t->state = T_READY;
-	t->from_preempt = false;
 }
 
 static void cpu_put_off(struct hwt_model *m, uint32_t cpu, uint64_t ts);
@@ -758,17 +761,9 @@ static void isr_exit(struct hwt_model *m, uint32_t cpu, uint32_t id, uint64_t ts
 		if (c->stack[k].isr == i)
 			break;
 	if (k < 0) {
-		/* an exit without entry: the trace started inside it */
-		if (!m->learned && !c->isr_seen && c->depth == 0) {
-			struct cpu *lc = c;
-
-			if (lc->nr_init_isr < MAX_NEST) {
-				memmove(lc->init_isr + 1, lc->init_isr,
-					lc->nr_init_isr * sizeof(uint32_t));
-				lc->init_isr[0] = id;
-				lc->nr_init_isr++;
-			}
-		}
+		/* an exit without entry: the trace started inside it? */
+		if (!m->learned && !(c->settled & SETTLED_ISR) && c->depth == 0)
+			c->init_isr = id;
 		isr_enter(m, cpu, id, ts, HWT_MEVF_SYNTH);
 		if (!c->depth || isr_at(m, c->stack[c->depth - 1].isr)->id != id)
 			return;
@@ -788,17 +783,23 @@ static void isr_close_all(struct hwt_model *m, uint32_t cpu, uint64_t ts)
 
 /* --- records ----------------------------------------------------------------- */
 
-static struct task *task_of(struct hwt_model *m, uint32_t pid, uint32_t cpu)
+static inline struct task *task_of(struct hwt_model *m, uint32_t pid, uint32_t cpu)
 {
-	return entity(m, HWT_ENT_TASK, tid_of(pid & HWT_PID_MASK, cpu), NULL);
+	uint32_t tid = tid_of(pid & HWT_PID_MASK, cpu), i = hfind(m, HWT_ENT_TASK, tid);
+
+	if (i != NONE)
+		return task_at(m, i);
+	return entity_new(m, HWT_ENT_TASK, tid, NULL);
 }
 
-static void learn(struct task *t, enum first how, uint32_t cpu)
+/* Pass 1: what a CPU's first records say about its start is known. */
+static void settle(struct hwt_model *m, struct cpu *c, uint8_t what)
 {
-	if (t->first == FIRST_NONE) {
-		t->first = (uint8_t)how;
-		t->first_cpu = cpu;
-	}
+	if (m->learned || (c->settled & what) == what)
+		return;
+	c->settled |= what;
+	if (c->settled == SETTLED_ALL)
+		m->nr_settled++;
 }
 
 static void do_switch(struct hwt_model *m, const struct hwt_record *r)
@@ -818,7 +819,10 @@ static void do_switch(struct hwt_model *m, const struct hwt_record *r)
 		tp = task_of(m, prev, cpu);
 	if (!tp)
 		return;
-	learn(tp, FIRST_RUNNING, cpu);
+	/* the first switch: prev ran since the start, no ISR was in progress */
+	if (!m->learned && !(m->cpus[cpu].settled & SETTLED_TASK))
+		m->cpus[cpu].init_task = (uint32_t)(tp - (struct task *)m->ent[HWT_ENT_TASK].a);
+	settle(m, &m->cpus[cpu], SETTLED_ALL);
 	if (tp->state != T_RUNNING || tp->cpu != cpu)
 		t_run(m, tp, r->ts, cpu, HWT_MEVF_SYNTH);
 	if (state == HWT_STATE_DEAD || tp->exiting)
@@ -839,7 +843,6 @@ static void do_switch(struct hwt_model *m, const struct hwt_record *r)
 	if (!tn)
 		return;
 	tp = NULL;		/* entity() may have moved the array */
-	learn(tn, FIRST_READY, cpu);
 	t_run(m, tn, r->ts, cpu, 0);
 }
 
@@ -849,7 +852,6 @@ static void do_wakeup(struct hwt_model *m, const struct hwt_record *r)
 
 	if (!r->ev.par2 || !t)
 		return;		/* idle is never woken */
-	learn(t, FIRST_OTHER, r->cpu);
 	switch (t->state) {
 	case T_UNKNOWN:
 	case T_DORMANT:
@@ -872,7 +874,9 @@ static void do_id(struct hwt_model *m, const struct hwt_record *r)
 
 	if (!t)
 		return;
-	learn(t, FIRST_RUNNING, cpu);
+	if (!m->learned && !(m->cpus[cpu].settled & SETTLED_TASK))
+		m->cpus[cpu].init_task = (uint32_t)(t - (struct task *)m->ent[HWT_ENT_TASK].a);
+	settle(m, &m->cpus[cpu], SETTLED_TASK);
 	if (t->state == T_RUNNING && t->cpu == cpu)
 		return;
 	/* interrupted right now: the ISR's exit resumes it */
@@ -889,7 +893,6 @@ static void do_create(struct hwt_model *m, const struct hwt_record *r)
 
 	if (!r->ev.par2 || !t)
 		return;
-	learn(t, FIRST_OTHER, r->cpu);
 	/* pid reuse with an instance still open: its end was lost */
 	if (t->state == T_RUNNING)
 		t_stop(m, t, HWT_MEV_TASK_TERMINATE, r->ts, HWT_MEVF_SYNTH,
@@ -909,7 +912,6 @@ static void do_exit(struct hwt_model *m, const struct hwt_record *r)
 
 	if (!r->ev.par2 || !t)
 		return;
-	learn(t, FIRST_RUNNING, r->cpu);
 	if (t->state == T_RUNNING) {
 		t->exiting = true;	/* the final switch-out terminates */
 		return;
@@ -928,10 +930,19 @@ static void do_softirq(struct hwt_model *m, const struct hwt_record *r, bool sta
 {
 	struct cpu *c = &m->cpus[r->cpu];
 	struct task *t;
-	struct simple *s;
+	struct simple *s = NULL;
 	uint32_t vec = r->ev.par1;
 
-	/* a runnable belongs to the task it runs in; none known: skip it */
+	/*
+	 * A runnable belongs to the task it runs in; none known: skip it.  The
+	 * entity exists either way, so that pass 1, which may know less of
+	 * what runs, finds every runnable pass 2 uses.
+	 */
+	if (start) {
+		s = entity(m, HWT_ENT_RUNNABLE, vec, NULL);
+		if (!s)
+			return;
+	}
 	if (c->depth || c->cur == NONE)
 		return;
 	t = task_at(m, c->cur);
@@ -946,10 +957,6 @@ static void do_softirq(struct hwt_model *m, const struct hwt_record *r, bool sta
 	}
 	if (t->rvec != NONE)
 		run_event(m, t, HWT_MEV_RUN_TERMINATE, r->ts, r->cpu, HWT_MEVF_SYNTH);
-	s = entity(m, HWT_ENT_RUNNABLE, vec, NULL);
-	if (!s)
-		return;
-	t = task_at(m, c->cur);		/* entity() may have grown nothing here */
 	t->rvec = vec;
 	t->rinst = s->ninst++;
 	t->rsusp = false;
@@ -1058,14 +1065,17 @@ static void do_counter(struct hwt_model *m, const struct hwt_record *r,
 static void do_priority(struct hwt_model *m, const struct hwt_record *r)
 {
 	struct task *t = task_of(m, r->ev.par2, r->cpu);
+	bool inherit = HWT_CODE(r->ev.code) == HWT_EV_INHERITANCE;
 
 	if (!t)
 		return;
-	t->prio = r->ev.par1;
-	t->has_prio = true;
+	/* a boost is borrowed: only set_priority says the task's own priority */
+	if (!inherit) {
+		t->prio = r->ev.par1;
+		t->has_prio = true;
+	}
 	emit_task(m, t, HWT_MEV_PRIORITY, r->ts, r->cpu,
-		  HWT_CODE(r->ev.code) == HWT_EV_INHERITANCE ? HWT_MEVF_INHERIT : 0,
-		  r->ev.par1);
+		  inherit ? HWT_MEVF_INHERIT : 0, r->ev.par1);
 }
 
 static void lost_add(struct hwt_model *m, uint32_t cpu, uint64_t delta,
@@ -1102,20 +1112,14 @@ static void replay_start(struct hwt_model *m, uint32_t cpu, uint64_t ts)
 {
 	struct cpu *c = &m->cpus[cpu];
 
-	for (uint32_t i = 0; i < c->nr_init_ready; i++) {
-		struct task *t = task_at(m, c->init_ready[i]);
-
-		if (t->state == T_UNKNOWN)
-			t_activate(m, t, ts, cpu, HWT_MEVF_SYNTH);
-	}
 	if (c->init_task != NONE) {
 		struct task *t = task_at(m, c->init_task);
 
 		if (t->state == T_UNKNOWN)
 			t_run(m, t, ts, cpu, HWT_MEVF_SYNTH);
 	}
-	for (uint32_t i = 0; i < c->nr_init_isr; i++)
-		isr_enter(m, cpu, c->init_isr[i], ts, HWT_MEVF_SYNTH);
+	if (c->init_isr != NONE)
+		isr_enter(m, cpu, c->init_isr, ts, HWT_MEVF_SYNTH);
 }
 
 int hwt_model_feed(struct hwt_model *m, const struct hwt_record *r)
@@ -1155,18 +1159,20 @@ int hwt_model_feed(struct hwt_model *m, const struct hwt_record *r)
 		do_exit(m, r);
 		break;
 	case HWT_EV_INTERRUPT_START:
-		c->isr_seen = true;
+		settle(m, c, SETTLED_ISR);
 		isr_enter(m, r->cpu, r->ev.par1, r->ts, 0);
 		break;
 	case HWT_EV_INTERRUPT_END:
 		isr_exit(m, r->cpu, r->ev.par1, r->ts);
+		settle(m, c, SETTLED_ISR);
 		break;
 	case HWT_EV_VECTOR_START:
-		c->isr_seen = true;
+		settle(m, c, SETTLED_ISR);
 		isr_enter(m, r->cpu, HWT_ISR_VECTOR(r->ev.par1 & 0xFFFF), r->ts, 0);
 		break;
 	case HWT_EV_VECTOR_END:
 		isr_exit(m, r->cpu, HWT_ISR_VECTOR(r->ev.par1 & 0xFFFF), r->ts);
+		settle(m, c, SETTLED_ISR);
 		break;
 	case HWT_EV_SOFTIRQ_START:
 	case HWT_EV_SOFTIRQ_END:
@@ -1245,65 +1251,21 @@ int hwt_model_end(struct hwt_model *m)
 	return m->err;
 }
 
-static int learn_start(struct hwt_model *m)
-{
-	size_t n = m->ent[HWT_ENT_TASK].n;
-
-	for (uint32_t cpu = 0; cpu < m->nr_cpus; cpu++) {
-		m->cpus[cpu].init_task = NONE;
-		m->cpus[cpu].nr_init_ready = 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct task *t = task_at(m, (uint32_t)i);
-		struct cpu *c;
-
-		if (t->first_cpu >= m->nr_cpus)
-			continue;
-		c = &m->cpus[t->first_cpu];
-		if (t->first == FIRST_RUNNING && c->init_task == NONE) {
-			c->init_task = (uint32_t)i;
-		} else if (t->first == FIRST_READY ||
-			   (t->first == FIRST_RUNNING && c->init_task != NONE)) {
-			if (c->nr_init_ready == c->cap_init_ready) {
-				uint32_t cap = c->cap_init_ready ? 2 * c->cap_init_ready : 8;
-				uint32_t *a = realloc(c->init_ready, cap * sizeof(*a));
-
-				if (!a)
-					return -ENOMEM;
-				c->init_ready = a;
-				c->cap_init_ready = cap;
-			}
-			c->init_ready[c->nr_init_ready++] = (uint32_t)i;
-		}
-	}
-	return 0;
-}
-
 int hwt_model_restart(struct hwt_model *m)
 {
-	int ret;
-
 	if (m->err)
 		return m->err;
-	if (!m->learned) {
-		ret = learn_start(m);
-		if (ret)
-			return ret;
-		m->learned = true;
-	}
+	m->learned = true;
 	hwt_model_sort(m);
 	for (size_t i = 0; i < m->ent[HWT_ENT_TASK].n; i++) {
 		struct task *t = task_at(m, (uint32_t)i);
-		uint32_t tid = t->tid, idx = t->idx, first_cpu = t->first_cpu;
-		uint8_t first = t->first;
+		uint32_t tid = t->tid, idx = t->idx;
 		bool has_prio = t->has_prio;
 		int64_t prio = t->prio;
 
 		memset(t, 0, sizeof(*t));
 		t->tid = tid;
 		t->idx = idx;
-		t->first = first;
-		t->first_cpu = first_cpu;
 		t->has_prio = has_prio;
 		t->prio = prio;
 		t->rvec = NONE;
@@ -1419,7 +1381,8 @@ static void set_idx(struct hwt_model *m, enum hwt_entity_kind kind, uint32_t i,
 
 /*
  * Sort order lives in ->idx; the arrays stay in first-seen order so that
- * indexes held elsewhere (hash values, CPU state) remain valid.
+ * indexes held elsewhere (hash values, CPU state) remain valid.  Entities
+ * created after a sort are numbered on in first-seen order.
  */
 void hwt_model_sort(struct hwt_model *m)
 {
@@ -1433,6 +1396,7 @@ void hwt_model_sort(struct hwt_model *m)
 			return;
 		}
 		m->order[k] = order;
+		m->nr_order[k] = n;
 		for (size_t i = 0; i < n; i++)
 			order[i] = (uint32_t)i;
 		qsort_r(order, n, sizeof(*order), cmp_idx, &sc);
@@ -1449,9 +1413,12 @@ size_t hwt_model_count(const struct hwt_model *m, enum hwt_entity_kind kind)
 uint32_t hwt_model_id(const struct hwt_model *m, enum hwt_entity_kind kind,
 		      size_t idx)
 {
-	if (kind >= HWT_NR_ENT_KINDS || idx >= m->ent[kind].n || !m->order[kind])
+	if (kind >= HWT_NR_ENT_KINDS || idx >= m->ent[kind].n)
 		return NONE;
-	return ent_id(kind, vec_at(&m->ent[kind], m->order[kind][idx]));
+	/* entities new since the last sort keep their first-seen index */
+	if (idx < m->nr_order[kind])
+		idx = m->order[kind][idx];
+	return ent_id(kind, vec_at(&m->ent[kind], idx));
 }
 
 int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
@@ -1479,6 +1446,11 @@ int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
 	default:
 		return ((const struct simple *)vec_at(&m->ent[kind], i))->idx;
 	}
+}
+
+bool hwt_model_start_known(const struct hwt_model *m)
+{
+	return m->learned || m->nr_settled == m->nr_cpus;
 }
 
 uint64_t hwt_model_t0(const struct hwt_model *m)
@@ -1573,6 +1545,11 @@ int hwt_model_new(struct hwt_model **out, const struct hwt_trace_info *info,
 	for (uint32_t cpu = 0; cpu < m->nr_cpus; cpu++) {
 		m->cpus[cpu].cur = NONE;
 		m->cpus[cpu].init_task = NONE;
+		m->cpus[cpu].init_isr = NONE;
+	}
+	if (hgrow(m)) {
+		hwt_model_free(m);
+		return -ENOMEM;
 	}
 	for (int k = 0; k < HWT_NR_ENT_KINDS; k++)
 		m->ent[k].size = ent_size[k];
@@ -1586,8 +1563,6 @@ void hwt_model_free(struct hwt_model *m)
 {
 	if (!m)
 		return;
-	for (uint32_t cpu = 0; cpu < m->nr_cpus; cpu++)
-		free(m->cpus[cpu].init_ready);
 	free(m->cpus);
 	for (int k = 0; k < HWT_NR_ENT_KINDS; k++)
 		free(m->ent[k].a);

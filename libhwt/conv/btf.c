@@ -10,7 +10,10 @@
  * "Core_<n>" with instance -1 (the spec's text: non-instanceable entities
  * have -1; its examples write 0).  Activations come from the waker (a task
  * or ISR instance) or, when none is known, from the stimulus "STI_trace";
- * ISR activations from a stimulus named after the ISR.  Markers and
+ * ISR activations from a stimulus named after the ISR.  Stimuli are
+ * instanceable: each use of one is its next instance, from 0 (an ISR's
+ * stimulus triggers once per ISR instance, so it has the ISR's numbers).
+ * Markers and
  * counters are SIG writes with the value as note; lock contention uses the
  * process-semaphore events of later BTF versions (2.1.3 lists the SEM type
  * but no events): requestsemaphore and waiting, assigned, released.  Lost
@@ -35,19 +38,20 @@ struct btf_lit {
 struct btf {
 	struct hwt_conv_run run;
 	struct hwt_obuf ob;
-	struct hwt_names names;
+	struct hwt_names names;		/* made as entities come */
 	struct hwt_str *core;		/* "Core_<n>,-1," */
-	struct hwt_str *isr_sti;	/* stimulus of each ISR */
-	uint8_t *mk_uses;		/* HWT_MSG_* of each marker id */
+	struct hwt_str *isr_sti;	/* stimulus of each ISR (by idx), as names */
+	size_t nr_isr_sti;
+	struct hwt_mk_uses mk_uses;	/* HWT_MSG_* of each marker id */
 	uint32_t nr_cpus;
+	uint64_t sti_trace_inst;	/* next instance of STI_trace */
 	uint64_t t0, num, den;
 	const struct btf_lit *isr_type;
 	size_t line_max;		/* room for any line, slack included */
 	/* the time field of the last line: lines often share it */
-	uint64_t t_last;
-	bool t_valid;
-	uint32_t t_len;
-	char t_text[32];		/* "<ns>," */
+	uint64_t t_last;		/* in ticks */
+	struct hwt_dec_clock t_ns;
+	uint8_t kind[HWT_NR_MEV];	/* hwt_mev_kind() of each event type */
 };
 
 static void btf_quote(struct hwt_obuf *o, const char *s)
@@ -73,17 +77,10 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 	char date[32], tmp[HWT_NAME_MAX + 8];
 	uint64_t total = 0;
 
-	size_t longest;
-	int ret;
-
-	ret = hwt_names_build(&b->names, m, HWT_SAN_CTRL, btf_quote);
-	if (ret)
-		return ret;
-	longest = b->names.max_len;
+	/* BTF has no table of entities: names are made as they come */
+	hwt_names_init(&b->names, m, HWT_SAN_CTRL, btf_quote);
 	b->core = calloc(b->nr_cpus, sizeof(*b->core));
-	b->isr_sti = calloc(b->names.n[HWT_ENT_ISR] + 1, sizeof(*b->isr_sti));
-	b->mk_uses = hwt_conv_marker_uses(m);
-	if (!b->core || !b->isr_sti || !b->mk_uses)
+	if (!b->core)
 		return -ENOMEM;
 	for (uint32_t c = 0; c < b->nr_cpus; c++) {
 		/* a core is a source with instance -1 */
@@ -91,21 +88,7 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 		if (hwt_str_set(&b->core[c], tmp))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < b->names.n[HWT_ENT_ISR]; i++) {
-		char raw[HWT_NAME_MAX];
-
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_ISR,
-			      hwt_model_id(m, HWT_ENT_ISR, i));
-		snprintf(tmp, sizeof(tmp), "STI_%s", raw);
-		b->isr_sti[i].s = hwt_name_dup(tmp, HWT_SAN_CTRL, btf_quote);
-		if (!b->isr_sti[i].s)
-			return -ENOMEM;
-		b->isr_sti[i].len = (uint32_t)strlen(b->isr_sti[i].s);
-		if (b->isr_sti[i].len > longest)
-			longest = b->isr_sti[i].len;
-	}
-	/* time, two names, three numbers, type, event, note, and slack */
-	b->line_max = 2 * longest + 256;
+	b->line_max = 256;
 	b->t0 = hwt_model_t0(m);
 	hwt_conv_ns_per_tick(info, &b->num, &b->den);
 	hwt_conv_date(date, sizeof(date), info->creation_time, 'T');
@@ -121,29 +104,85 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 	return b->ob.err;
 }
 
+/* Room for a line of two names as long as len, slack included. */
+static void btf_fit(struct btf *b, size_t len)
+{
+	/* time, two names, three numbers, type, event, note, and slack */
+	if (2 * len + 256 > b->line_max)
+		b->line_max = 2 * len + 256;
+}
+
+static bool btf_name_new(struct btf *b, unsigned int kind, uint32_t idx, uint32_t id)
+{
+	if (hwt_names_add(&b->names, kind, idx, id)) {
+		b->ob.err = -ENOMEM;
+		return false;
+	}
+	btf_fit(b, b->names.max_len);
+	return true;
+}
+
+/* Make the name of entity (kind, id) with index idx if it has none yet. */
+static inline bool btf_name(struct btf *b, unsigned int kind, uint32_t idx,
+			    uint32_t id)
+{
+	return hwt_names_has(&b->names, kind, idx) || btf_name_new(b, kind, idx, id);
+}
+
+/* The stimulus of ISR (idx, id): "STI_<isr name>". */
+static const struct hwt_str *btf_isr_sti(struct btf *b, uint32_t idx, uint32_t id)
+{
+	char raw[HWT_NAME_MAX], tmp[HWT_NAME_MAX + 8];
+	struct hwt_str *sti;
+
+	if (idx >= b->nr_isr_sti) {
+		size_t n = idx + 1 > 2 * b->nr_isr_sti ? idx + 1 : 2 * b->nr_isr_sti;
+
+		sti = realloc(b->isr_sti, n * sizeof(*sti));
+		if (!sti)
+			goto nomem;
+		memset(sti + b->nr_isr_sti, 0, (n - b->nr_isr_sti) * sizeof(*sti));
+		b->isr_sti = sti;
+		b->nr_isr_sti = n;
+	}
+	sti = &b->isr_sti[idx];
+	if (sti->s)
+		return sti;
+	hwt_conv_name(raw, sizeof(raw), b->run.model, HWT_ENT_ISR, id);
+	snprintf(tmp, sizeof(tmp), "STI_%s", raw);
+	sti->s = hwt_name_dup(tmp, HWT_SAN_CTRL, btf_quote);
+	if (!sti->s)
+		goto nomem;
+	sti->len = (uint32_t)strlen(sti->s);
+	btf_fit(b, sti->len);
+	return sti;
+nomem:
+	b->ob.err = -ENOMEM;
+	return NULL;
+}
+
 /*
  * A line is built in place, in one room reservation for the longest line:
  * names are copied as whole chunks (hwt_put_str()), numbers formatted
  * directly.  The time field starts it: "<ns>,", reused while the
- * timestamp stays the same.
+ * timestamp stays the same.  The small helpers of this path are inlined:
+ * a call would cost as much as their work.
  */
-static char *btf_line(struct btf *b, uint64_t ts)
+static inline __attribute__((always_inline))
+char *btf_line(struct btf *b, uint64_t ts)
 {
 	char *d = ob_room(&b->ob, b->line_max);
 
 	if (!d)
 		return NULL;
-	if (!b->t_valid || ts != b->t_last) {
-		char *e = hwt_put_u64(b->t_text,
-				      hwt_muldiv(ts - b->t0, b->num, b->den));
-
-		*e++ = ',';
-		b->t_len = (uint32_t)(e - b->t_text);
+	if (!b->t_ns.valid || ts != b->t_last) {
+		hwt_dec_clock_set(&b->t_ns, hwt_muldiv(ts - b->t0, b->num, b->den));
 		b->t_last = ts;
-		b->t_valid = true;
 	}
-	memcpy(d, b->t_text, 24);	/* at most 21 used */
-	return d + b->t_len;
+	memcpy(d, b->t_ns.s, 24);	/* at most 20 used */
+	d += b->t_ns.len;
+	*d++ = ',';
+	return d;
 }
 
 static void btf_end(struct btf *b, char *d)
@@ -153,7 +192,8 @@ static void btf_end(struct btf *b, char *d)
 }
 
 /* <source>,<inst>, */
-static char *btf_src(char *d, const char *name, uint32_t len, int64_t inst)
+static inline __attribute__((always_inline))
+char *btf_src(char *d, const char *name, uint32_t len, int64_t inst)
 {
 	d = hwt_put_str(d, name, len);
 	*d++ = ',';
@@ -169,21 +209,32 @@ static char *btf_core(struct btf *b, char *d, uint32_t cpu)
 	return hwt_put_str(d, c->s, c->len);
 }
 
+/* The stimulus STI_trace as source: its next instance. */
+static char *btf_sti_trace(struct btf *b, char *d)
+{
+	d = hwt_put_lit(d, "STI_trace,");
+	d = hwt_put_u64(d, b->sti_trace_inst++);
+	*d++ = ',';
+	return d;
+}
+
 /* The executing context as source, or the stimulus STI_trace. */
-static char *btf_ctx(struct btf *b, char *d, const struct hwt_mev *ev)
+static inline __attribute__((always_inline))
+char *btf_ctx(struct btf *b, char *d, const struct hwt_mev *ev)
 {
 	uint32_t k = ev->ctx_kind;
 
 	if (k == HWT_ENT_TASK || k == HWT_ENT_ISR)
 		return btf_src(d, b->names.v[k][ev->ctx_idx],
 			       b->names.len[k][ev->ctx_idx], ev->ctx_inst);
-	return hwt_put_lit(d, "STI_trace,-1,");
+	return btf_sti_trace(b, d);
 }
 
 /* <type>,<target>,<inst>,<event> (the caller ends the line) */
-static char *btf_tgt(struct btf *b, char *d, const struct btf_lit *type,
-		     unsigned int kind, uint32_t idx, int64_t inst,
-		     const struct btf_lit *event)
+static inline __attribute__((always_inline))
+char *btf_tgt(struct btf *b, char *d, const struct btf_lit *type,
+	      unsigned int kind, uint32_t idx, int64_t inst,
+	      const struct btf_lit *event)
 {
 	d = hwt_put_str(d, type->s, type->len);
 	*d++ = ',';
@@ -210,9 +261,17 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 		[HWT_MEV_RUN_RESUME] = LIT("resume"), [HWT_MEV_RUN_TERMINATE] = LIT("terminate"),
 	};
 	struct btf *b = ctx;
-	unsigned int uses;
+	unsigned int kind = b->kind[ev->type];
+	const struct hwt_str *sti;
+	int uses;
 	char *d;
 
+	/* the names the line needs */
+	if (kind < HWT_NR_ENT_KINDS && !btf_name(b, kind, ev->idx, ev->id))
+		return;
+	if ((ev->ctx_kind == HWT_ENT_TASK || ev->ctx_kind == HWT_ENT_ISR) &&
+	    !btf_name(b, ev->ctx_kind, ev->ctx_idx, ev->ctx_id))
+		return;
 	switch (ev->type) {
 	case HWT_MEV_TASK_ACTIVATE:
 		d = btf_line(b, ev->ts);
@@ -243,11 +302,11 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 		break;
 	case HWT_MEV_ISR_START:
 		/* the chart starts with an activation */
-		d = btf_line(b, ev->ts);
+		sti = btf_isr_sti(b, ev->idx, ev->id);
+		d = sti ? btf_line(b, ev->ts) : NULL;
 		if (!d)
 			return;
-		d = btf_src(d, b->isr_sti[ev->idx].s, b->isr_sti[ev->idx].len,
-			    ev->inst);
+		d = btf_src(d, sti->s, sti->len, ev->inst);
 		d = btf_tgt(b, d, b->isr_type, HWT_ENT_ISR, ev->idx, ev->inst,
 			    &lit_activate);
 		btf_end(b, d);
@@ -280,15 +339,19 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 		d = btf_ctx(b, d, ev);
 		d = btf_tgt(b, d, &lit_sig, HWT_ENT_MARKER, ev->idx, 0, &lit_write);
 		/* the parameters; quoted (btf_quote()) when there are two */
-		uses = b->mk_uses[ev->id];
+		uses = hwt_mk_uses(&b->mk_uses, b->run.model, ev->id);
+		if (uses < 0) {
+			b->ob.err = -ENOMEM;
+			return;
+		}
 		if (uses) {
 			*d++ = ',';
 			if (uses == (HWT_MSG_VALUE2 | HWT_MSG_VALUE)) {
 				*d++ = '"';
-				d = hwt_put_marker_msg(d, uses, ev);
+				d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
 				*d++ = '"';
 			} else {
-				d = hwt_put_marker_msg(d, uses, ev);
+				d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
 			}
 		}
 		break;
@@ -330,7 +393,8 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 		d = btf_line(b, ev->ts);
 		if (!d)
 			return;
-		d = hwt_put_lit(d, "STI_trace,-1,SIG,lost_events,0,write,");
+		d = btf_sti_trace(b, d);
+		d = hwt_put_lit(d, "SIG,lost_events,0,write,");
 		d = hwt_put_u64(d, ev->value2);
 		break;
 	default:
@@ -345,10 +409,12 @@ int hwt_conv_btf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	int ret;
 
 	b.nr_cpus = in->info->nr_cpus;
+	for (unsigned int t = 0; t < HWT_NR_MEV; t++)
+		b.kind[t] = (uint8_t)hwt_mev_kind(t);
 	b.isr_type = CONV_OPT(opts, btf_isr_type_i, 0) ? &lit_i : &lit_isr;
 	ret = hwt_obuf_init(&b.ob, out, 1 << 18);
 	if (!ret)
-		ret = hwt_conv_drive(&b.run, true, false, btf_mev, &b, btf_header);
+		ret = hwt_conv_drive(&b.run, false, false, btf_mev, &b, btf_header);
 	if (!ret)
 		ret = hwt_obuf_flush(&b.ob);
 	if (!ret && fflush(out))
@@ -357,11 +423,11 @@ int hwt_conv_btf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 		ret = -EBADMSG;
 	for (uint32_t c = 0; b.core && c < b.nr_cpus; c++)
 		free(b.core[c].s);
-	for (size_t i = 0; b.isr_sti && i < b.names.n[HWT_ENT_ISR]; i++)
+	for (size_t i = 0; i < b.nr_isr_sti; i++)
 		free(b.isr_sti[i].s);
 	free(b.core);
 	free(b.isr_sti);
-	free(b.mk_uses);
+	free(b.mk_uses.v);
 	hwt_names_free(&b.names);
 	hwt_obuf_free(&b.ob);
 	hwt_model_free(b.run.model);

@@ -309,14 +309,20 @@ void hwt_conv_marker_msg(char *dst, size_t size, const struct hwt_model *m,
 	dst[n] = '\0';
 }
 
-uint8_t *hwt_conv_marker_uses(const struct hwt_model *m)
+int hwt_mk_uses_slow(struct hwt_mk_uses *u, const struct hwt_model *m, uint32_t id)
 {
-	size_t n = hwt_model_count(m, HWT_ENT_MARKER);
-	uint8_t *u = malloc(n ? n : 1);
+	if (id >= u->n) {
+		size_t n = id + 1 > 2 * u->n ? id + 1 : 2 * u->n;
+		uint8_t *v = realloc(u->v, n);
 
-	for (size_t i = 0; u && i < n; i++)
-		u[i] = (uint8_t)marker_uses(m, (uint32_t)i);
-	return u;
+		if (!v)
+			return -ENOMEM;
+		memset(v + u->n, 0, n - u->n);
+		u->v = v;
+		u->n = n;
+	}
+	u->v[id] = (uint8_t)(marker_uses(m, id) | HWT_MSG_KNOWN);
+	return u->v[id] & ~HWT_MSG_KNOWN;
 }
 
 char *hwt_name_dup(const char *raw, unsigned int san, hwt_name_esc_fn esc)
@@ -345,29 +351,67 @@ char *hwt_name_dup(const char *raw, unsigned int san, hwt_name_esc_fn esc)
 	return r;
 }
 
-int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
+void hwt_names_init(struct hwt_names *nm, const struct hwt_model *m,
 		    unsigned int san, hwt_name_esc_fn esc)
+{
+	memset(nm, 0, sizeof(*nm));
+	nm->m = m;
+	nm->san = san;
+	nm->esc = esc;
+}
+
+int hwt_names_add(struct hwt_names *nm, enum hwt_entity_kind kind, uint32_t idx,
+		  uint32_t id)
 {
 	char raw[HWT_NAME_MAX];
 
-	memset(nm, 0, sizeof(*nm));
+	if (idx >= nm->n[kind]) {
+		size_t n = idx + 1 > 2 * nm->n[kind] ? idx + 1 : 2 * nm->n[kind];
+		char **v = realloc(nm->v[kind], n * sizeof(*v));
+		uint32_t *len;
+
+		if (!v)
+			return -ENOMEM;
+		nm->v[kind] = v;
+		len = realloc(nm->len[kind], n * sizeof(*len));
+		if (!len)
+			return -ENOMEM;
+		nm->len[kind] = len;
+		memset(v + nm->n[kind], 0, (n - nm->n[kind]) * sizeof(*v));
+		memset(len + nm->n[kind], 0, (n - nm->n[kind]) * sizeof(*len));
+		nm->n[kind] = n;
+	}
+	if (nm->v[kind][idx])
+		return 0;
+	hwt_conv_name(raw, sizeof(raw), nm->m, kind, id);
+	nm->v[kind][idx] = hwt_name_dup(raw, nm->san, nm->esc);
+	if (!nm->v[kind][idx])
+		return -ENOMEM;
+	nm->len[kind][idx] = (uint32_t)strlen(nm->v[kind][idx]);
+	if (nm->len[kind][idx] > nm->max_len)
+		nm->max_len = nm->len[kind][idx];
+	return 0;
+}
+
+int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
+		    unsigned int san, hwt_name_esc_fn esc)
+{
+	hwt_names_init(nm, m, san, esc);
 	for (int k = 0; k < HWT_NR_ENT_KINDS; k++) {
 		size_t n = hwt_model_count(m, (enum hwt_entity_kind)k);
 
+		/* every kind has its arrays, empty or not */
 		nm->v[k] = calloc(n ? n : 1, sizeof(char *));
 		nm->len[k] = calloc(n ? n : 1, sizeof(uint32_t));
 		if (!nm->v[k] || !nm->len[k])
 			return -ENOMEM;
 		nm->n[k] = n;
 		for (size_t i = 0; i < n; i++) {
-			hwt_conv_name(raw, sizeof(raw), m, (enum hwt_entity_kind)k,
-				      hwt_model_id(m, (enum hwt_entity_kind)k, i));
-			nm->v[k][i] = hwt_name_dup(raw, san, esc);
-			if (!nm->v[k][i])
-				return -ENOMEM;
-			nm->len[k][i] = (uint32_t)strlen(nm->v[k][i]);
-			if (nm->len[k][i] > nm->max_len)
-				nm->max_len = nm->len[k][i];
+			int ret = hwt_names_add(nm, (enum hwt_entity_kind)k, (uint32_t)i,
+						hwt_model_id(m, (enum hwt_entity_kind)k, i));
+
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -440,7 +484,7 @@ void hwt_conv_ns_per_tick(const struct hwt_trace_info *info, uint64_t *num,
 
 /* --- the driver --------------------------------------------------------------------- */
 
-int hwt_conv_drive(struct hwt_conv_run *run, bool need_pass1, bool want_stats,
+int hwt_conv_drive(struct hwt_conv_run *run, bool whole_pass1, bool want_stats,
 		   hwt_mev_fn emit, void *ctx, hwt_conv_header_fn header)
 {
 	struct hwt_stream *in = run->in;
@@ -448,15 +492,16 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool need_pass1, bool want_stats,
 	uint64_t n = 0;
 	int ret;
 
-	(void)need_pass1;	/* every model-based format reads twice */
 	if (!in->rewind || in->rewind(in->ctx))
 		return -ESPIPE;
 	ret = hwt_model_new(&run->model, in->info, in);
 	if (ret)
 		return ret;
 	hwt_model_set_stats(run->model, want_stats);
-	/* pass 1: entities, the state at the start, timing values */
+	/* pass 1: the state at the start; entities and timing values if whole */
 	for (;;) {
+		if (!whole_pass1 && hwt_model_start_known(run->model))
+			break;
 		ret = in->next(in->ctx, &rec);
 		if (ret <= 0)
 			break;
@@ -465,8 +510,11 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool need_pass1, bool want_stats,
 		if (ret)
 			return ret;
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		/* pass 2 stops at the same record */
 		run->stream_err = ret;
+		run->limit = n;
+	}
 	run->nr_records = n;
 	run->two_pass = true;
 	ret = hwt_model_restart(run->model);
@@ -479,9 +527,9 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool need_pass1, bool want_stats,
 	}
 	if (in->rewind(in->ctx))
 		return -EIO;
-	/* pass 2: the same records, to the format */
+	/* pass 2: the records, to the format */
 	hwt_model_set_sink(run->model, emit, ctx);
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = 0; !run->stream_err || i < run->limit; i++) {
 		ret = in->next(in->ctx, &rec);
 		if (ret <= 0) {
 			if (ret < 0 && !run->stream_err)

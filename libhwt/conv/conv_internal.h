@@ -121,6 +121,38 @@ static inline char *hwt_put_s64(char *d, int64_t v)
 	return hwt_put_u64(d + 1, (uint64_t)0 - (uint64_t)v);
 }
 
+/*
+ * A timestamp's decimal digits kept from one event to the next: a time a
+ * little after the last one (the usual case) changes only the last three
+ * digits, without a carry beyond them.
+ */
+struct hwt_dec_clock {
+	uint64_t v;
+	uint32_t len;
+	bool valid;
+	char s[24];		/* len digits (at most 20), no NUL */
+};
+
+static inline void hwt_dec_clock_set(struct hwt_dec_clock *c, uint64_t v)
+{
+	if (c->valid && v >= c->v && v - c->v < 1000 && c->len >= 3) {
+		char *p = c->s + c->len - 3;
+		unsigned int n = (unsigned int)(p[0] - '0') * 100 +
+				 (unsigned int)(p[1] - '0') * 10 +
+				 (unsigned int)(p[2] - '0') + (unsigned int)(v - c->v);
+
+		if (n < 1000) {
+			p[0] = (char)('0' + n / 100);
+			memcpy(p + 1, hwt_dec2 + 2 * (n % 100), 2);
+			c->v = v;
+			return;
+		}
+	}
+	c->len = (uint32_t)(hwt_put_u64(c->s, v) - c->s);
+	c->v = v;
+	c->valid = true;
+}
+
 /* Decimal, unsigned and signed. */
 static inline void ob_u64(struct hwt_obuf *o, uint64_t v)
 {
@@ -148,7 +180,9 @@ static inline void ob_s64(struct hwt_obuf *o, int64_t v)
 
 static inline char *hwt_put_str(char *d, const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i += 16)
+	/* most names fit the first chunk */
+	memcpy(d, s, 16);
+	for (size_t i = 16; i < len; i += 16)
 		memcpy(d + i, s + i, 16);
 	return d + len;
 }
@@ -253,12 +287,29 @@ HWT_CONV_HIDDEN void hwt_conv_marker_msg(char *dst, size_t size,
 
 /*
  * The same from what the event table says once per marker: which of the
- * parameters the message shows (HWT_MSG_*), per marker id (ev->id), an
- * array of hwt_model_count(m, HWT_ENT_MARKER) entries (at least 1) to free().
+ * parameters the message shows (HWT_MSG_*), per marker id (ev->id), looked
+ * up when a marker is first met.  hwt_mk_uses() returns them, or -ENOMEM;
+ * free(u->v) at the end.
  */
 #define HWT_MSG_VALUE2	0x1	/* ev->value2 (par1 of an unnumbered marker) */
 #define HWT_MSG_VALUE	0x2	/* ev->value */
-HWT_CONV_HIDDEN uint8_t *hwt_conv_marker_uses(const struct hwt_model *m);
+#define HWT_MSG_KNOWN	0x80	/* v[id] is filled in */
+
+struct hwt_mk_uses {
+	uint8_t *v;		/* [n] HWT_MSG_* | HWT_MSG_KNOWN, 0: not yet */
+	size_t n;
+};
+
+HWT_CONV_HIDDEN int hwt_mk_uses_slow(struct hwt_mk_uses *u, const struct hwt_model *m,
+				     uint32_t id);
+
+static inline int hwt_mk_uses(struct hwt_mk_uses *u, const struct hwt_model *m,
+			      uint32_t id)
+{
+	if (id < u->n && u->v[id])
+		return u->v[id] & ~HWT_MSG_KNOWN;
+	return hwt_mk_uses_slow(u, m, id);
+}
 
 /* The message at d (at most 41 bytes, no NUL); returns the end. */
 static inline char *hwt_put_marker_msg(char *d, unsigned int uses,
@@ -277,21 +328,40 @@ static inline char *hwt_put_marker_msg(char *d, unsigned int uses,
 #define HWT_TB_SOFTIRQ_BASE	0x20000u
 
 /*
- * Every entity's name, sanitized (san flags) and escaped by esc() once, for
- * the per-event path: v[kind][idx], len[kind][idx] bytes and HWT_STR_PAD
- * zero bytes after the NUL.  esc NULL copies the sanitized name.
+ * Entity names, sanitized (san flags) and escaped by esc() once, for the
+ * per-event path: v[kind][idx], len[kind][idx] bytes and HWT_STR_PAD zero
+ * bytes after the NUL.  esc NULL copies the sanitized name.
+ * hwt_names_build() names every entity the model knows; a format that
+ * meets entities as they come (no whole pass 1) starts with
+ * hwt_names_init() and adds each name with hwt_names_add() when it first
+ * needs it (hwt_names_has() false: not made yet).
  */
+typedef void (*hwt_name_esc_fn)(struct hwt_obuf *o, const char *name);
+
 struct hwt_names {
 	char **v[HWT_NR_ENT_KINDS];
 	uint32_t *len[HWT_NR_ENT_KINDS];
-	size_t n[HWT_NR_ENT_KINDS];
+	size_t n[HWT_NR_ENT_KINDS];	/* v[] and len[] hold n entries */
 	size_t max_len;			/* of all of them */
+	const struct hwt_model *m;
+	unsigned int san;
+	hwt_name_esc_fn esc;
 };
 
-typedef void (*hwt_name_esc_fn)(struct hwt_obuf *o, const char *name);
+HWT_CONV_HIDDEN void hwt_names_init(struct hwt_names *nm, const struct hwt_model *m,
+				    unsigned int san, hwt_name_esc_fn esc);
 HWT_CONV_HIDDEN int hwt_names_build(struct hwt_names *nm, const struct hwt_model *m,
 				    unsigned int san, hwt_name_esc_fn esc);
+/* Make the name of entity (kind, id) with index idx; -ENOMEM. */
+HWT_CONV_HIDDEN int hwt_names_add(struct hwt_names *nm, enum hwt_entity_kind kind,
+				  uint32_t idx, uint32_t id);
 HWT_CONV_HIDDEN void hwt_names_free(struct hwt_names *nm);
+
+static inline bool hwt_names_has(const struct hwt_names *nm, unsigned int kind,
+				 uint32_t idx)
+{
+	return idx < nm->n[kind] && nm->v[kind][idx];
+}
 
 /* One name built the same way (entities outside the model: cores, ...),
  * padded as the names. */
@@ -341,17 +411,20 @@ HWT_CONV_HIDDEN void hwt_conv_ns_per_tick(const struct hwt_trace_info *info,
 /* --- the common converter driver ---------------------------------------------- */
 
 /*
- * Run the model over the stream: pass 1 (when the format wants it) learns
- * the entities and what was already running at the start, pass 2 feeds the
- * format's callback.  Handles a stream error the same way for every format:
- * both passes stop at the same record, the format finishes its output, and
- * the caller returns -EBADMSG.
+ * Run the model over the stream: pass 1 learns what was already running at
+ * the start and, if whole_pass1, reads the whole stream for the entities
+ * (header tables) and timing values (want_stats); without it, pass 1 stops
+ * as soon as the start is known (a few records per CPU) and the format
+ * meets entities as they come.  Pass 2 feeds the format's callback.  A
+ * stream error is handled the same way for every format: pass 2 stops
+ * where the stream failed, the format finishes its output, and the caller
+ * returns -EBADMSG.
  */
 struct hwt_conv_run {
 	struct hwt_stream *in;
 	const struct hwt_conv_opts *opts;
 	struct hwt_model *model;
-	uint64_t nr_records;	/* records read in pass 1 (or so far) */
+	uint64_t nr_records;	/* records read in pass 1 */
 	uint64_t limit;		/* pass 2 stops here after a pass-1 error */
 	int stream_err;		/* first error of in->next(), 0 if none */
 	bool two_pass;
@@ -361,7 +434,7 @@ struct hwt_conv_run {
 typedef int (*hwt_conv_header_fn)(void *ctx, struct hwt_conv_run *run);
 
 HWT_CONV_HIDDEN int hwt_conv_drive(struct hwt_conv_run *run,
-				   bool need_pass1, bool want_stats,
+				   bool whole_pass1, bool want_stats,
 				   hwt_mev_fn emit, void *ctx,
 				   hwt_conv_header_fn header);
 
@@ -488,8 +561,21 @@ HWT_CONV_HIDDEN void hwt_tb_writer_free(struct hwt_tb_writer *w);
  * The dropped_evt_cnt frame due before an event of core, if any; false when
  * the sink dropped it (the event is then not sent either, as on the target).
  */
-HWT_CONV_HIDDEN bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core,
-				    uint64_t ts);
+HWT_CONV_HIDDEN bool hwt_tb_prepare_slow(struct hwt_tb_writer *w, uint32_t core,
+					 uint64_t ts);
+
+static inline bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core,
+				  uint64_t ts)
+{
+	/* usually nothing is due: the count as traced, the period running */
+	if (core < w->nr_cores && w->last[core] == w->dropped &&
+	    (!w->every || w->period[core])) {
+		if (w->every)
+			w->period[core]--;
+		return true;
+	}
+	return hwt_tb_prepare_slow(w, core, ts);
+}
 /* Submit one framed event for core; ts is the event's (or now for metadata). */
 HWT_CONV_HIDDEN void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core,
 				   const uint8_t *frame, size_t len, uint64_t ts);

@@ -9,9 +9,12 @@
  * bytes in hex.  Timestamps are ticks since the trace's first record;
  * TimeScaleNumerator/Denominator turn them into ns exactly.
  *
- * The data are time-ordered across cores but written core by core, so each
- * core's datasets go to a temporary file first and are copied after the
- * header: memory stays bounded, disk holds one copy of the output.
+ * The data are time-ordered across cores but written core by core, and the
+ * header's tables and widths are only known at the end (pass 1 reads just
+ * the start of the trace): each core's events go to a temporary file as
+ * fixed binary records first, and are written out as datasets after the
+ * header.  Memory stays bounded; disk briefly holds about the size of the
+ * output.
  *
  * Where the spec's appendix example disagrees with its text, the text wins:
  * "#Format HTF" (not HFT), "#TimeScale" and "#TimestampLength" spelled as in
@@ -89,18 +92,107 @@ struct htf {
 	FILE **tmp;			/* opened at a core's first event */
 	uint32_t nr_cpus;
 	int err;
-	uint32_t base[HWT_NR_ENT_KINDS];	/* entity id of each kind's idx 0 */
-	uint32_t type_base[HWT_NR_MEV];	/* base[] of each event type's kind */
+	uint32_t *ent[HWT_NR_ENT_KINDS];	/* event idx -> entity id */
 	uint32_t lost_entity;
 	unsigned int ts_digits, ent_digits;
 	uint64_t t0;
+	uint8_t kind[HWT_NR_MEV];	/* hwt_mev_kind() of each event type */
 };
 
-static int htf_header(void *ctx, struct hwt_conv_run *run)
+/*
+ * An event in a core's temporary file.  A LOST event is two records: the
+ * second carries the total of all cores in ts.
+ */
+struct htf_rec {
+	uint64_t ts;			/* ticks since the first record */
+	uint32_t idx;			/* ev->idx; LOST: events lost */
+	uint8_t kind;			/* HWT_ENT_*; HWT_ENT_NONE: LOST */
+	uint8_t code;			/* HTF event id */
+	uint16_t pad;
+};
+
+_Static_assert(sizeof(struct htf_rec) == 16, "records are 16 bytes");
+
+static int htf_begin(void *ctx, struct hwt_conv_run *run)
 {
 	struct htf *h = ctx;
-	struct hwt_model *m = run->model;
-	const struct hwt_trace_info *info = run->in->info;
+
+	h->t0 = hwt_model_t0(run->model);
+	return 0;
+}
+
+static void htf_mev(void *ctx, const struct hwt_mev *ev)
+{
+	struct htf *h = ctx;
+	struct hwt_obuf *o;
+	int8_t code = htf_event[ev->type];
+	struct htf_rec r[2] = { {
+		.ts = ev->ts - h->t0, .idx = ev->idx, .code = (uint8_t)code,
+		.kind = h->kind[ev->type],
+	} };
+
+	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
+		return;
+	/* a file per core that has events: a header may declare 65536 CPUs */
+	if (!h->tmp[ev->cpu]) {
+		h->tmp[ev->cpu] = hwt_conv_tmpfile();
+		h->err = h->tmp[ev->cpu] ?
+			 hwt_obuf_init(&h->core[ev->cpu], h->tmp[ev->cpu], 1 << 18) : -EIO;
+		if (h->err)
+			return;
+	}
+	o = &h->core[ev->cpu];
+	if (ev->type == HWT_MEV_LOST) {
+		r[0].idx = ev->inst;
+		r[1].ts = ev->value2;
+		ob_write(o, r, sizeof(r));
+		return;
+	}
+	ob_write(o, r, sizeof(r[0]));
+}
+
+/*
+ * The end: entities sorted for the tables, each event's entity id from its
+ * index, the widths the trace needs.
+ */
+static int htf_entities(struct htf *h)
+{
+	static const enum hwt_entity_kind order[] = {
+		HWT_ENT_TASK, HWT_ENT_ISR, HWT_ENT_RUNNABLE, HWT_ENT_MARKER,
+		HWT_ENT_COUNTER, HWT_ENT_LOCK,
+	};
+	struct hwt_model *m = h->run.model;
+	uint32_t n = 0;
+
+	/* the ids of the indexes events carry, before they are sorted */
+	for (int k = 0; k < HWT_NR_ENT_KINDS; k++) {
+		size_t nk = hwt_model_count(m, (enum hwt_entity_kind)k);
+
+		h->ent[k] = malloc((nk ? nk : 1) * sizeof(uint32_t));
+		if (!h->ent[k])
+			return -ENOMEM;
+		for (size_t i = 0; i < nk; i++)
+			h->ent[k][i] = hwt_model_id(m, (enum hwt_entity_kind)k, i);
+	}
+	hwt_model_sort(m);
+	for (size_t o = 0; o < CONV_ARRAY_SIZE(order); o++) {
+		enum hwt_entity_kind k = order[o];
+		size_t nk = hwt_model_count(m, k);
+
+		for (size_t i = 0; i < nk; i++)
+			h->ent[k][i] = n + (uint32_t)hwt_model_index(m, k, h->ent[k][i]);
+		n += (uint32_t)nk;
+	}
+	h->lost_entity = n++;
+	h->ent_digits = n > 0xFFFF ? 8 : 4;
+	h->ts_digits = hwt_model_t_end(m) - h->t0 > UINT32_MAX ? 16 : 8;
+	return hwt_names_build(&h->names, m, HWT_SAN_CTRL, NULL);
+}
+
+static int htf_header(struct htf *h)
+{
+	struct hwt_model *m = h->run.model;
+	const struct hwt_trace_info *info = h->run.in->info;
 	static const uint8_t kind_type[HWT_NR_ENT_KINDS] = {
 		[HWT_ENT_TASK] = TYPE_TASK, [HWT_ENT_ISR] = TYPE_ISR,
 		[HWT_ENT_RUNNABLE] = TYPE_RUNNABLE, [HWT_ENT_LOCK] = TYPE_SEMAPHORE,
@@ -111,30 +203,9 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 		HWT_ENT_COUNTER, HWT_ENT_LOCK,
 	};
 	char date[32], host[HWT_HOST_LEN * 4 + 1], rel[HWT_HOST_LEN * 4 + 1];
-	uint64_t num, den, span, total = 0;
-	uint32_t n = 0;
-	unsigned int ts_len, ent_len;
-	int ret;
+	uint64_t num, den, total = 0;
+	uint32_t id = 0;
 
-	ret = hwt_names_build(&h->names, m, HWT_SAN_CTRL, NULL);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
-		h->base[order[i]] = n;
-		n += (uint32_t)hwt_model_count(m, order[i]);
-	}
-	h->lost_entity = n++;
-	for (unsigned int t = 0; t < HWT_NR_MEV; t++) {
-		enum hwt_entity_kind k = hwt_mev_kind(t);
-
-		h->type_base[t] = k < HWT_NR_ENT_KINDS ? h->base[k] : 0;
-	}
-	h->t0 = hwt_model_t0(m);
-	span = hwt_model_t_end(m) - h->t0;
-	ts_len = span > UINT32_MAX ? 8 : 4;
-	ent_len = n > 0xFFFF ? 4 : 2;
-	h->ts_digits = 2 * ts_len;
-	h->ent_digits = 2 * ent_len;
 	hwt_conv_ns_per_tick(info, &num, &den);
 	hwt_conv_date(date, sizeof(date), info->creation_time, ' ');
 	hwt_name_sanitize(host, sizeof(host), info->hostname, 0, HWT_SAN_CTRL);
@@ -154,7 +225,7 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 		  "#TimeScaleNumerator %llu\n#TimeScaleDenominator %llu\n"
 		  "#TimestampLength %u\n#EntityLength %u\n#EventLength 1\n",
 		  info->nr_cpus, date, (unsigned long long)num,
-		  (unsigned long long)den, ts_len, ent_len);
+		  (unsigned long long)den, h->ts_digits / 2, h->ent_digits / 2);
 
 	ob_puts(&h->ob, "\n#TypeTable\n");
 	for (size_t t = 0; t < CONV_ARRAY_SIZE(type_names); t++)
@@ -165,13 +236,14 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 			ob_printf(&h->ob, "#-%02zX %s\n", e, event_tables[t].ev[e]);
 	}
 
+	/* entity ids: the kinds in this order, each sorted */
 	ob_puts(&h->ob, "\n#EntityTable\n");
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
 		for (size_t e = 0; e < h->names.n[k]; e++) {
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, h->base[k] + e, h->ent_digits);
+			ob_hex(&h->ob, id++, h->ent_digits);
 			ob_printf(&h->ob, " %s\n", h->names.v[k][e]);
 		}
 	}
@@ -179,13 +251,14 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 	ob_hex(&h->ob, h->lost_entity, h->ent_digits);
 	ob_puts(&h->ob, " lost_events\n");
 
+	id = 0;
 	ob_puts(&h->ob, "\n#EntityTypeTable\n");
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
 		for (size_t e = 0; e < h->names.n[k]; e++) {
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, h->base[k] + e, h->ent_digits);
+			ob_hex(&h->ob, id++, h->ent_digits);
 			ob_printf(&h->ob, " %02X\n", kind_type[k]);
 		}
 	}
@@ -195,66 +268,73 @@ static int htf_header(void *ctx, struct hwt_conv_run *run)
 	return h->ob.err;
 }
 
-static void htf_mev(void *ctx, const struct hwt_mev *ev)
+/* Core c's records as datasets. */
+static int htf_core_data(struct htf *h, uint32_t c, struct htf_rec *buf, size_t cap)
 {
-	struct htf *h = ctx;
-	struct hwt_obuf *o;
-	int8_t code = htf_event[ev->type];
-	uint32_t ent;
-	char *d;
+	FILE *f = h->tmp[c];
+	size_t n;
 
-	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
-		return;
-	/* a file per core that has events: a header may declare 65536 CPUs */
-	if (!h->tmp[ev->cpu]) {
-		h->tmp[ev->cpu] = hwt_conv_tmpfile();
-		h->err = h->tmp[ev->cpu] ?
-			 hwt_obuf_init(&h->core[ev->cpu], h->tmp[ev->cpu], 1 << 15) : -EIO;
-		if (h->err)
-			return;
+	if (fflush(f) || fseek(f, 0, SEEK_SET))
+		return -EIO;
+	while ((n = fread(buf, sizeof(*buf), cap, f)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct htf_rec r = buf[i];
+			bool lost = r.kind == HWT_ENT_NONE;
+			uint32_t ent = lost ? h->lost_entity : h->ent[r.kind][r.idx];
+			/* at most 16 + 8 + 2 digits; hwt_put_hex() stores words */
+			char *d = ob_room(&h->ob, 16 + 8 + 16);
+
+			if (!d)
+				return h->ob.err;
+			d = hwt_put_hex(d, r.ts, h->ts_digits);
+			d = hwt_put_hex(d, ent, h->ent_digits);
+			d[0] = "0123456789ABCDEF"[r.code >> 4];
+			d[1] = "0123456789ABCDEF"[r.code & 0xF];
+			h->ob.len = (size_t)(d + 2 - h->ob.buf);
+			if (lost) {
+				uint64_t total = 0;
+
+				/* the total follows, maybe in the next read */
+				if (++i < n)
+					total = buf[i].ts;
+				else if (fread(buf, sizeof(*buf), 1, f) == 1)
+					total = buf[0].ts;
+				ob_printf(&h->ob, " //lost %u events on core %u, %llu in all",
+					  r.idx, c, (unsigned long long)total);
+			}
+			ob_putc(&h->ob, '\n');
+		}
 	}
-	o = &h->core[ev->cpu];
-	ent = ev->type == HWT_MEV_LOST ? h->lost_entity :
-	      h->type_base[ev->type] + ev->idx;
-	/* one dataset: at most 16 + 8 + 2 digits, hwt_put_hex() stores words */
-	d = ob_room(o, 16 + 8 + 16);
-	if (!d)
-		return;
-	d = hwt_put_hex(d, ev->ts - h->t0, h->ts_digits);
-	d = hwt_put_hex(d, ent, h->ent_digits);
-	d[0] = "0123456789ABCDEF"[code >> 4];
-	d[1] = "0123456789ABCDEF"[code & 0xF];
-	o->len = (size_t)(d + 2 - o->buf);
-	if (ev->type == HWT_MEV_LOST)
-		ob_printf(o, " //lost %u events on core %u, %llu in all",
-			  ev->inst, ev->cpu, (unsigned long long)ev->value2);
-	ob_putc(o, '\n');
+	return ferror(f) ? -EIO : h->ob.err;
 }
 
-/* Append the cores' sections after the header. */
-static int htf_join(struct htf *h)
+/* The header, then the cores' sections. */
+static int htf_finish(struct htf *h)
 {
-	char buf[1 << 16];
+	size_t cap = 4096;
+	struct htf_rec *buf;
+	int ret = h->err;
 
+	for (uint32_t c = 0; !ret && c < h->nr_cpus; c++)
+		if (h->tmp[c])
+			ret = hwt_obuf_flush(&h->core[c]);
+	if (!ret)
+		ret = htf_entities(h);
+	if (!ret)
+		ret = htf_header(h);
+	if (ret)
+		return ret;
+	buf = malloc(cap * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
 	ob_puts(&h->ob, "\n#TraceData\n");
-	for (uint32_t c = 0; c < h->nr_cpus; c++) {
-		size_t n;
-		int ret;
-
+	for (uint32_t c = 0; !ret && c < h->nr_cpus; c++) {
 		ob_printf(&h->ob, "#-%02X\n", c);
-		if (!h->tmp[c])
-			continue;
-		ret = hwt_obuf_flush(&h->core[c]);
-		if (ret)
-			return ret;
-		if (fflush(h->tmp[c]) || fseek(h->tmp[c], 0, SEEK_SET))
-			return -EIO;
-		while ((n = fread(buf, 1, sizeof(buf), h->tmp[c])) > 0)
-			ob_write(&h->ob, buf, n);
-		if (ferror(h->tmp[c]))
-			return -EIO;
+		if (h->tmp[c])
+			ret = htf_core_data(h, c, buf, cap);
 	}
-	return h->ob.err;
+	free(buf);
+	return ret ? ret : h->ob.err;
 }
 
 int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
@@ -263,15 +343,15 @@ int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	int ret;
 
 	h.nr_cpus = in->info->nr_cpus;
+	for (unsigned int t = 0; t < HWT_NR_MEV; t++)
+		h.kind[t] = (uint8_t)hwt_mev_kind(t);
 	h.core = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.core));
 	h.tmp = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.tmp));
 	ret = h.core && h.tmp ? hwt_obuf_init(&h.ob, out, 1 << 18) : -ENOMEM;
 	if (!ret)
-		ret = hwt_conv_drive(&h.run, true, false, htf_mev, &h, htf_header);
+		ret = hwt_conv_drive(&h.run, false, false, htf_mev, &h, htf_begin);
 	if (!ret)
-		ret = h.err;
-	if (!ret)
-		ret = htf_join(&h);
+		ret = htf_finish(&h);
 	if (!ret)
 		ret = hwt_obuf_flush(&h.ob);
 	if (!ret && fflush(out))
@@ -284,6 +364,8 @@ int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 		hwt_obuf_free(&h.core[c]);
 		fclose(h.tmp[c]);
 	}
+	for (int k = 0; k < HWT_NR_ENT_KINDS; k++)
+		free(h.ent[k]);
 	free(h.core);
 	free(h.tmp);
 	hwt_names_free(&h.names);

@@ -42,7 +42,7 @@ struct json {
 	 */
 	struct hwt_str *ctrack;
 	struct hwt_str *ttrack;	/* [task idx] */
-	uint8_t *mk_uses;	/* HWT_MSG_* of each marker id */
+	struct hwt_mk_uses mk_uses;	/* HWT_MSG_* of each marker id */
 	size_t line_max;	/* room for any event, slack included */
 	uint64_t t_last;	/* ts of t_text */
 	bool t_valid;
@@ -169,9 +169,8 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	j->soft_open = calloc(j->nr_cpus, 1);
 	j->ctrack = calloc(3 * (size_t)j->nr_cpus, sizeof(*j->ctrack));
 	j->ttrack = calloc(ntask ? ntask : 1, sizeof(*j->ttrack));
-	j->mk_uses = hwt_conv_marker_uses(m);
 	if (!j->tstate || !j->cpu_task || !j->irq_depth || !j->soft_open ||
-	    !j->ctrack || !j->ttrack || !j->mk_uses)
+	    !j->ctrack || !j->ttrack)
 		return -ENOMEM;
 	for (uint32_t c = 0; c < j->nr_cpus; c++) {
 		j->cpu_task[c] = JNONE;
@@ -270,6 +269,7 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 	struct json *j = ctx;
 	uint32_t cpu = ev->cpu;
 	const struct hwt_str *ct = &j->ctrack[3 * (size_t)cpu];
+	int uses;
 	char *d;
 
 	if (cpu >= j->nr_cpus)
@@ -339,14 +339,15 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		}
 		break;
 	case HWT_MEV_MARKER:
-		d = json_begin(j, 'i', ct, ev->ts);
+		uses = hwt_mk_uses(&j->mk_uses, j->run.model, ev->id);
+		d = uses < 0 ? NULL : json_begin(j, 'i', ct, ev->ts);
 		if (!d)
 			return;
 		d = hwt_put_lit(d, ",\"s\":\"t\",\"cat\":\"marker\",\"name\":");
 		d = hwt_put_str(d, NAME(HWT_ENT_MARKER, ev->idx));
 		/* digits, '-' and a space: nothing to escape */
 		d = hwt_put_lit(d, ",\"args\":{\"value\":\"");
-		d = hwt_put_marker_msg(d, j->mk_uses[ev->id], ev);
+		d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
 		d = hwt_put_lit(d, "\"}}");
 		json_end(j, d);
 		break;
@@ -438,7 +439,7 @@ int hwt_conv_json(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *
 		free(j.ttrack[i].s);
 	free(j.ctrack);
 	free(j.ttrack);
-	free(j.mk_uses);
+	free(j.mk_uses.v);
 	hwt_names_free(&j.names);
 	hwt_obuf_free(&j.ob);
 	hwt_model_free(j.run.model);

@@ -91,24 +91,32 @@ size_t hwt_tb_end(struct hwt_tb_frame *f)
 	return f->pos + 1;
 }
 
+/*
+ * COBS-frame the n < 254 bytes at out + 1 where they are (out[0] is the
+ * first code): no run can fill a block, each zero just points to the next.
+ */
+static size_t cobs_in_place(uint8_t *out, size_t n)
+{
+	size_t code_pos = 0;
+
+	for (size_t i = 1; i <= n; i++) {
+		if (!out[i]) {
+			out[code_pos] = (uint8_t)(i - code_pos);
+			code_pos = i;
+		}
+	}
+	out[code_pos] = (uint8_t)(n + 1 - code_pos);
+	out[n + 1] = 0;
+	return n + 2;
+}
+
 size_t hwt_tb_cobs(uint8_t *out, const uint8_t *in, size_t n)
 {
 	struct hwt_tb_frame f;
 
 	if (n < 254) {
-		/* no run can fill a block: each zero just points to the next */
-		size_t code_pos = 0;
-
 		memcpy(out + 1, in, n);
-		for (size_t i = 0; i < n; i++) {
-			if (!in[i]) {
-				out[code_pos] = (uint8_t)(i + 1 - code_pos);
-				code_pos = i + 1;
-			}
-		}
-		out[code_pos] = (uint8_t)(n + 1 - code_pos);
-		out[n + 1] = 0;
-		return n + 2;
+		return cobs_in_place(out, n);
 	}
 	hwt_tb_begin(&f, out);
 	for (size_t i = 0; i < n; i++)
@@ -116,9 +124,22 @@ size_t hwt_tb_cobs(uint8_t *out, const uint8_t *in, size_t n)
 	return hwt_tb_end(&f);
 }
 
-/* LEB128 into a plain buffer (COBS comes after). */
-static inline uint8_t *raw_u64(uint8_t *p, uint64_t v)
+/*
+ * A varlen field at p, COBS-framed as it goes (frames under 254 bytes): a
+ * zero byte is only ever a whole field (id 0, a varint or u8 of 0; varint
+ * bytes with more to come have bit 7 set, strings hold no zero), so such a
+ * field just becomes the one the last code points to.
+ */
+static inline uint8_t *tb_field(uint8_t *out, size_t *code_pos, uint8_t *p,
+				uint64_t v)
 {
+	if (!v) {
+		size_t i = (size_t)(p - out);
+
+		out[*code_pos] = (uint8_t)(i - *code_pos);
+		*code_pos = i;
+		return p + 1;
+	}
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -127,33 +148,48 @@ static inline uint8_t *raw_u64(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* A u8 field (the id, queue_kind): a plain byte, framed as tb_field(). */
+static inline uint8_t *tb_byte(uint8_t *out, size_t *code_pos, uint8_t *p,
+			       uint8_t v)
+{
+	if (!v)
+		return tb_field(out, code_pos, p, 0);
+	*p = v;
+	return p + 1;
+}
+
 size_t hwt_tb_encode(uint8_t *out, const struct hwt_tb_evt *e, size_t max_str)
 {
-	/* id, ts, three u64, s64, u8: at most 53 bytes, and the string */
-	uint8_t raw[128], *p = raw;
 	size_t slen = 0;
 	struct hwt_tb_frame f;
 
 	if (e->str)
 		slen = max_str ? strnlen(e->str, max_str) : strlen(e->str);
-	if (slen <= sizeof(raw) - 64) {
-		/* the payload first, then framed in one pass */
-		*p++ = e->id;
+	if (slen <= 64) {
+		/* id, ts, three u64, s64, u8: at most 53 bytes, and the string */
+		size_t code_pos = 0;
+		uint8_t *p = tb_byte(out, &code_pos, out + 1, e->id);
+
 		if (e->has_ts)
-			p = raw_u64(p, e->ts);
+			p = tb_field(out, &code_pos, p, e->ts);
 		for (unsigned int i = 0; i < e->nr_u && i < CONV_ARRAY_SIZE(e->u); i++)
-			p = raw_u64(p, e->u[i]);
+			p = tb_field(out, &code_pos, p, e->u[i]);
 		if (e->has_s64) {
-			if (e->s64 == INT64_MIN)
-				*p++ = 0x01;	/* as hwt_tb_s64() */
-			else
-				p = raw_u64(p, (e->s64 < 0 ? (uint64_t)0 - (uint64_t)e->s64 :
-						(uint64_t)e->s64) << 1 | (e->s64 < 0));
+			/* sign-magnitude; INT64_MIN is "negative zero", 0x01 */
+			uint64_t mag = e->s64 < 0 ? (uint64_t)0 - (uint64_t)e->s64 :
+						    (uint64_t)e->s64;
+
+			p = tb_field(out, &code_pos, p, e->s64 == INT64_MIN ? 1 :
+						mag << 1 | (e->s64 < 0));
 		}
 		if (e->has_u8)
-			*p++ = e->u8;
-		memcpy(p, e->str ? e->str : "", slen);
-		return hwt_tb_cobs(out, raw, (size_t)(p - raw) + slen);
+			p = tb_byte(out, &code_pos, p, e->u8);
+		if (slen)
+			memcpy(p, e->str, slen);
+		p += slen;
+		out[code_pos] = (uint8_t)((size_t)(p - out) - code_pos);
+		*p++ = 0;
+		return (size_t)(p - out);
 	}
 	hwt_tb_begin(&f, out);
 	hwt_tb_u8(&f, e->id);
@@ -193,7 +229,7 @@ void hwt_tb_writer_free(struct hwt_tb_writer *w)
 	w->last = NULL;
 }
 
-bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core, uint64_t ts)
+bool hwt_tb_prepare_slow(struct hwt_tb_writer *w, uint32_t core, uint64_t ts)
 {
 	uint8_t buf[HWT_TB_EVT_MAX(0)];
 	bool periodic = w->every > 0;
@@ -243,6 +279,25 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
  *   marker, counter        evtmarker, valmarker
  *   lock acquire/release   queue_receive / queue_send (kind mutex)
  *   lost                   dropped_evt_cnt, a running total of all CPUs
+ *
+ * Names are metadata, which tband-cli takes from anywhere in the stream:
+ * each entity is named right before the first frame that needs it (pass 1
+ * reads only the start of the trace, so the entities are met as they come).
+ * What tband-cli does to a stream decides three more things:
+ *  - ISR names are per core in its model (an isr_name is filed under the
+ *    core of the last core_id): each ISR is named on every core it runs on,
+ *    right before its first isr_enter there.
+ *  - It sorts all events by timestamp with an unstable sort, so two events
+ *    of a core with one timestamp may swap (a curtask_delay after the
+ *    task_switched_in it belongs before would block the wrong task): every
+ *    core's event frames get strictly increasing timestamps, an equal one
+ *    moving one unit (tick or ns) later.  A dropped_evt_cnt frame shares the
+ *    timestamp of the event it precedes; their order does not matter.
+ *  - It converts only the events before the smallest per-core last
+ *    timestamp, plus all but one of those at it (its loop stops before
+ *    max_idx): at the end every core gets a core_id one unit after the last
+ *    event, and a single dropped_evt_cnt frame at that time is the one it
+ *    leaves out.
  */
 
 #define TB_QUEUE_SEND			0x66
@@ -250,25 +305,36 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
 #define TB_QUEUE_RECEIVE		0x6A
 #define TB_QUEUE_RECEIVE_FROM_ISR	0x6B
 
+#define TB_NONE	UINT32_MAX
+
+/* Per output core (one when only_core is set). */
+struct tb_core {
+	uint64_t last_ts;	/* of its last event frame */
+	bool any;		/* it has an event frame */
+	uint32_t cur_task;	/* the task we switched in last, or TB_NONE */
+	uint8_t *named[2];	/* [0] ISRs, [1] softirqs named here, by idx */
+	uint32_t nr_named[2];
+};
+
 struct tb {
 	struct hwt_conv_run run;
 	struct hwt_obuf ob;
 	struct hwt_tb_writer w;
+	uint8_t *named[HWT_NR_ENT_KINDS];	/* tasks, markers, ... named, by idx */
+	uint32_t nr_named[HWT_NR_ENT_KINDS];
 	int only_core;		/* -1: all */
 	size_t max_str;
 	uint32_t nr_cpus;
+	uint32_t nr_cores;	/* output cores: nr_cpus, or 1 */
 	uint32_t cur_core;
 	bool core_set;
 	bool scale;		/* ts = ticks * 1e6 / cpm, resolution 1 ns */
-	uint64_t cpm;
 	uint64_t num, den;	/* ns per tick, reduced */
 	uint64_t t0;
-	uint64_t last_ts;
-	uint32_t *cur_task;	/* [nr_cpus] task we switched in last, or NONE */
-	uint8_t *mk_uses;	/* HWT_MSG_* of each marker id */
+	struct tb_core *core;	/* [nr_cores] */
+	struct hwt_mk_uses mk_uses;	/* HWT_MSG_* of each marker id */
+	uint8_t kind[HWT_NR_MEV];	/* hwt_mev_kind() of each event type */
 };
-
-#define TB_NONE	UINT32_MAX
 
 static bool tb_sink(void *ctx, const uint8_t *buf, size_t len)
 {
@@ -302,82 +368,151 @@ static void tb_name(struct tb *tb, uint8_t id, uint32_t eid, const char *raw)
 	tb_raw(tb, &e);
 }
 
+/* A task's name: its comm, or the other formats' "task-<pid>" if unknown. */
+static void tb_task_name(struct tb *tb, uint32_t tid)
+{
+	char raw[HWT_NAME_MAX];
+
+	hwt_conv_comm(raw, sizeof(raw), tb->run.model, tid);
+	if (!raw[0])
+		hwt_conv_name(raw, sizeof(raw), tb->run.model, HWT_ENT_TASK, tid);
+	tb_name(tb, HWT_TB_TASK_NAME, tid, raw);
+	if (HWT_TID_IS_IDLE(tid))
+		tb_raw(tb, &(struct hwt_tb_evt){
+			.id = HWT_TB_TASK_IS_IDLE_TASK, .nr_u = 2,
+			.u = { tid, tid - HWT_TID_IDLE_BASE } });
+}
+
 static int tb_header(void *ctx, struct hwt_conv_run *run)
 {
 	struct tb *tb = ctx;
-	struct hwt_model *m = run->model;
-	char raw[HWT_NAME_MAX];
 	uint64_t num, den;
 
-	tb->mk_uses = hwt_conv_marker_uses(m);
-	if (!tb->mk_uses)
-		return -ENOMEM;
-	tb->t0 = hwt_model_t0(m);
-	tb->cpm = hwt_conv_cpm(run->in->info);
+	tb->t0 = hwt_model_t0(run->model);
 	hwt_conv_ns_per_tick(run->in->info, &num, &den);
 	tb->num = num;
 	tb->den = den;
 	tb->scale = den != 1;	/* ns per tick not an integer: count ns */
 	tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_TS_RESOLUTION_NS, .nr_u = 1,
 					 .u = { tb->scale ? 1 : num } });
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_TASK); i++) {
-		uint32_t tid = hwt_model_id(m, HWT_ENT_TASK, i);
-
-		hwt_conv_comm(raw, sizeof(raw), m, tid);
-		tb_name(tb, HWT_TB_TASK_NAME, tid, raw);
-		if (HWT_TID_IS_IDLE(tid))
-			tb_raw(tb, &(struct hwt_tb_evt){
-				.id = HWT_TB_TASK_IS_IDLE_TASK, .nr_u = 2,
-				.u = { tid, tid - HWT_TID_IDLE_BASE } });
-	}
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_ISR); i++) {
-		uint32_t id = hwt_model_id(m, HWT_ENT_ISR, i);
-
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_ISR, id);
-		tb_name(tb, HWT_TB_ISR_NAME, id, raw);
-	}
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_RUNNABLE); i++) {
-		uint32_t id = hwt_model_id(m, HWT_ENT_RUNNABLE, i);
-
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_RUNNABLE, id);
-		tb_name(tb, HWT_TB_ISR_NAME, HWT_TB_SOFTIRQ_BASE + id, raw);
-	}
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_MARKER); i++) {
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_MARKER,
-			      hwt_model_id(m, HWT_ENT_MARKER, i));
-		tb_name(tb, HWT_TB_EVTMARKER_NAME, (uint32_t)i, raw);
-	}
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_COUNTER); i++) {
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_COUNTER,
-			      hwt_model_id(m, HWT_ENT_COUNTER, i));
-		tb_name(tb, HWT_TB_VALMARKER_NAME, (uint32_t)i, raw);
-	}
-	for (size_t i = 0; i < hwt_model_count(m, HWT_ENT_LOCK); i++) {
-		hwt_conv_name(raw, sizeof(raw), m, HWT_ENT_LOCK,
-			      hwt_model_id(m, HWT_ENT_LOCK, i));
-		tb_name(tb, HWT_TB_QUEUE_NAME, (uint32_t)i, raw);
-		tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_QUEUE_KIND, .nr_u = 1,
-						 .u = { i }, .has_u8 = true,
-						 .u8 = HWT_TB_FRQK_MUTEX });
-	}
 	return tb->ob.err;
 }
 
-/* An event on core cpu: switch the stream's core first. */
-static void tb_evt(struct tb *tb, uint32_t cpu, struct hwt_tb_evt *e)
+/*
+ * Set flag idx of the byte array *a of *n entries (grown as needed):
+ * 1 if it was not set, 0 if it was, -ENOMEM.
+ */
+static int tb_mark(uint8_t **a, uint32_t *n, uint32_t idx)
 {
-	uint8_t *d;
+	if (idx >= *n) {
+		uint32_t nn = idx + 1 > 2 * *n ? idx + 1 : 2 * *n;
+		uint8_t *na = realloc(*a, nn);
 
-	if (tb->only_core >= 0 && cpu != (uint32_t)tb->only_core)
+		if (!na)
+			return -ENOMEM;
+		memset(na + *n, 0, nn - *n);
+		*a = na;
+		*n = nn;
+	}
+	if ((*a)[idx])
+		return 0;
+	(*a)[idx] = 1;
+	return 1;
+}
+
+/* Name entity (kind, id) with index idx before its first frame. */
+static void tb_name_new(struct tb *tb, enum hwt_entity_kind kind, uint32_t idx,
+			uint32_t id)
+{
+	static const uint8_t name_id[HWT_NR_ENT_KINDS] = {
+		[HWT_ENT_MARKER] = HWT_TB_EVTMARKER_NAME,
+		[HWT_ENT_COUNTER] = HWT_TB_VALMARKER_NAME,
+		[HWT_ENT_LOCK] = HWT_TB_QUEUE_NAME,
+	};
+	char raw[HWT_NAME_MAX];
+	int ret = tb_mark(&tb->named[kind], &tb->nr_named[kind], idx);
+
+	if (ret <= 0) {
+		if (ret)
+			tb->ob.err = ret;
 		return;
-	e->has_ts = true;
+	}
+	if (kind == HWT_ENT_TASK) {
+		tb_task_name(tb, id);
+		return;
+	}
+	/* markers, counters and queues are known by their index */
+	hwt_conv_name(raw, sizeof(raw), tb->run.model, kind, id);
+	tb_name(tb, name_id[kind], idx, raw);
+	if (kind == HWT_ENT_LOCK)
+		tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_QUEUE_KIND, .nr_u = 1,
+						 .u = { idx }, .has_u8 = true,
+						 .u8 = HWT_TB_FRQK_MUTEX });
+}
+
+static inline void tb_named(struct tb *tb, enum hwt_entity_kind kind, uint32_t idx,
+			    uint32_t id)
+{
+	if (idx >= tb->nr_named[kind] || !tb->named[kind][idx])
+		tb_name_new(tb, kind, idx, id);
+}
+
+/* The output core of cpu, NULL if it is not converted. */
+static struct tb_core *tb_core_of(struct tb *tb, uint32_t cpu)
+{
+	if (tb->only_core >= 0)
+		return cpu == (uint32_t)tb->only_core ? &tb->core[0] : NULL;
+	return cpu < tb->nr_cores ? &tb->core[cpu] : NULL;
+}
+
+/*
+ * Make cpu the stream's core for an event frame at *ts: a core's event
+ * frames get strictly increasing timestamps (*ts may move up).
+ */
+static inline void tb_switch_core(struct tb *tb, struct tb_core *c, uint32_t cpu,
+				  uint64_t *ts)
+{
+	if (c->any && *ts <= c->last_ts)
+		*ts = c->last_ts + 1;
+	c->any = true;
+	c->last_ts = *ts;
 	if (tb->only_core < 0 && (!tb->core_set || tb->cur_core != cpu)) {
 		tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_CORE_ID, .has_ts = true,
-						 .ts = e->ts, .nr_u = 1,
-						 .u = { cpu } });
+						 .ts = *ts, .nr_u = 1, .u = { cpu } });
 		tb->cur_core = cpu;
 		tb->core_set = true;
 	}
+}
+
+/* Name ISR (k 0) or softirq (k 1) idx on core c before its first event there. */
+static void tb_isr_name_new(struct tb *tb, struct tb_core *c, int k, uint32_t idx,
+			    uint32_t id)
+{
+	char raw[HWT_NAME_MAX];
+	int ret = tb_mark(&c->named[k], &c->nr_named[k], idx);
+
+	if (ret <= 0) {
+		if (ret)
+			tb->ob.err = ret;
+		return;
+	}
+	hwt_conv_name(raw, sizeof(raw), tb->run.model,
+		      k ? HWT_ENT_RUNNABLE : HWT_ENT_ISR, id);
+	tb_name(tb, HWT_TB_ISR_NAME, k ? HWT_TB_SOFTIRQ_BASE + id : id, raw);
+}
+
+static inline void tb_isr_name(struct tb *tb, struct tb_core *c, int k,
+			       uint32_t idx, uint32_t id)
+{
+	if (idx >= c->nr_named[k] || !c->named[k][idx])
+		tb_isr_name_new(tb, c, k, idx, id);
+}
+
+/* The frame before an event goes out, then the event. */
+static void tb_frame(struct tb *tb, uint32_t cpu, const struct hwt_tb_evt *e)
+{
+	uint8_t *d;
+
 	/* hwt_tb_submit() with tb_sink(), which never drops: framed in place */
 	if (!hwt_tb_prepare(&tb->w, tb->only_core < 0 ? cpu : 0, e->ts))
 		return;
@@ -390,11 +525,20 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 {
 	struct tb *tb = ctx;
 	struct hwt_model *m = tb->run.model;
-	struct hwt_tb_evt e = { .ts = tb_ts(tb, ev->ts), .nr_u = 1, .u = { ev->id } };
+	struct tb_core *c = tb_core_of(tb, ev->cpu);
+	struct hwt_tb_evt e = { .has_ts = true, .nr_u = 1, .u = { ev->id } };
 	char msg[64];
 	bool in_isr = ev->ctx_kind == HWT_ENT_ISR;
+	int isr_kind = -1, uses;
+	uint32_t lock = TB_NONE;	/* the lock a task waits for */
 
-	tb->last_ts = e.ts;
+	if (ev->type == HWT_MEV_LOST) {
+		/* the next event of each core carries it */
+		tb->w.dropped = ev->value2;
+		return;
+	}
+	if (!c)
+		return;
 	switch (ev->type) {
 	case HWT_MEV_TASK_CREATE:
 		e.id = HWT_TB_TASK_CREATED;
@@ -408,11 +552,11 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		if (ev->flags & HWT_MEVF_ISR)
 			return;		/* the task never left: the ISR nested */
 		e.id = HWT_TB_TASK_SWITCHED_IN;
-		tb->cur_task[ev->cpu] = ev->id;
+		c->cur_task = ev->id;
 		break;
 	case HWT_MEV_TASK_TERMINATE:
 		/* what the next switch-in does to this task, if it is current */
-		if (tb->cur_task[ev->cpu] != ev->id || ev->value == HWT_STATE_DEAD)
+		if (c->cur_task != ev->id || ev->value == HWT_STATE_DEAD)
 			return;
 		if (ev->value == HWT_STATE_STOPPED) {
 			e.id = HWT_TB_TASK_SUSPENDED;
@@ -422,11 +566,12 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		}
 		break;
 	case HWT_MEV_TASK_WAIT:
-		if (tb->cur_task[ev->cpu] != ev->id)
+		if (c->cur_task != ev->id)
 			return;
 		e.id = HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE;
 		e.nr_u = 2;
-		e.u[0] = (uint64_t)hwt_model_index(m, HWT_ENT_LOCK, (uint32_t)ev->value2);
+		lock = (uint32_t)ev->value2;
+		e.u[0] = (uint64_t)hwt_model_index(m, HWT_ENT_LOCK, lock);
 		e.u[1] = UINT32_MAX;	/* portMAX_DELAY */
 		break;
 	case HWT_MEV_TASK_DELETE:
@@ -435,14 +580,21 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 	case HWT_MEV_ISR_START:
 	case HWT_MEV_ISR_TERMINATE:
 		e.id = ev->type == HWT_MEV_ISR_START ? HWT_TB_ISR_ENTER : HWT_TB_ISR_EXIT;
+		isr_kind = 0;
 		break;
 	case HWT_MEV_RUN_START:
 	case HWT_MEV_RUN_TERMINATE:
 		e.id = ev->type == HWT_MEV_RUN_START ? HWT_TB_ISR_ENTER : HWT_TB_ISR_EXIT;
 		e.u[0] = HWT_TB_SOFTIRQ_BASE + ev->id;
+		isr_kind = 1;
 		break;
 	case HWT_MEV_MARKER:
-		*hwt_put_marker_msg(msg, tb->mk_uses[ev->id], ev) = '\0';
+		uses = hwt_mk_uses(&tb->mk_uses, m, ev->id);
+		if (uses < 0) {
+			tb->ob.err = uses;
+			return;
+		}
+		*hwt_put_marker_msg(msg, (unsigned int)uses, ev) = '\0';
 		e.id = HWT_TB_EVTMARKER;
 		e.u[0] = ev->idx;
 		e.str = msg;
@@ -469,47 +621,59 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		e.nr_u = 2;
 		e.u[1] = (uint64_t)ev->value;
 		break;
-	case HWT_MEV_LOST:
-		/* the next event of each core carries it */
-		tb->w.dropped = ev->value2;
-		return;
 	default:
 		return;		/* preempt (the next switch-in says it), lock wait */
 	}
-	tb_evt(tb, ev->cpu, &e);
+	e.ts = tb_ts(tb, ev->ts);
+	tb_switch_core(tb, c, ev->cpu, &e.ts);
+	/* the names the frame needs, right before it */
+	if (isr_kind >= 0)
+		tb_isr_name(tb, c, isr_kind, ev->idx, ev->id);
+	else if (e.id != HWT_TB_CURTASK_DELAY && e.id != HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE)
+		tb_named(tb, tb->kind[ev->type], ev->idx, ev->id);
+	if (lock != TB_NONE)
+		tb_named(tb, HWT_ENT_LOCK, (uint32_t)e.u[0], lock);
+	tb_frame(tb, ev->cpu, &e);
 }
 
-/* Close: the last drop count on every core, and every core at the end time,
- * so the reference converter (which stops at the smallest per-core last
- * timestamp) converts everything. */
+/* A dropped_evt_cnt frame with the running total, outside the writer. */
+static void tb_dropped(struct tb *tb, uint64_t ts)
+{
+	tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_DROPPED_EVT_CNT, .has_ts = true,
+					 .ts = ts, .nr_u = 1,
+					 .u = { (uint32_t)tb->w.dropped } });
+}
+
+/*
+ * Close: the last drop count on every core that has not traced it, then
+ * every core one unit after the last event, and the one frame at that time
+ * that tband-cli leaves out (see above).
+ */
 static void tb_finish(struct tb *tb)
 {
-	uint64_t ts = tb->run.model ? tb_ts(tb, hwt_model_t_end(tb->run.model)) : 0;
+	uint64_t end = tb->run.model ? tb_ts(tb, hwt_model_t_end(tb->run.model)) : 0;
 
-	if (ts < tb->last_ts)
-		ts = tb->last_ts;
-	for (uint32_t c = 0; c < tb->nr_cpus; c++) {
-		uint32_t core = tb->only_core < 0 ? c : 0;
+	for (uint32_t c = 0; c < tb->nr_cores; c++) {
+		uint32_t cpu = tb->only_core < 0 ? c : (uint32_t)tb->only_core;
+		uint64_t ts = end;
 
-		if (tb->only_core >= 0 && c != (uint32_t)tb->only_core)
+		if (tb->w.last[c] == tb->w.dropped)
 			continue;
-		if (tb->only_core < 0 && (!tb->core_set || tb->cur_core != c)) {
-			tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_CORE_ID,
-							 .has_ts = true, .ts = ts,
-							 .nr_u = 1, .u = { c } });
-			tb->cur_core = c;
-			tb->core_set = true;
-		}
-		if (tb->w.last[core] != tb->w.dropped) {
-			uint8_t buf[HWT_TB_EVT_MAX(0)];
-			size_t n = hwt_tb_encode(buf, &(struct hwt_tb_evt){
-				.id = HWT_TB_DROPPED_EVT_CNT, .has_ts = true, .ts = ts,
-				.nr_u = 1, .u = { (uint32_t)tb->w.dropped } }, 0);
-
-			ob_write(&tb->ob, buf, n);
-			tb->w.last[core] = tb->w.dropped;
-		}
+		tb_switch_core(tb, &tb->core[c], cpu, &ts);
+		tb_dropped(tb, ts);
+		tb->w.last[c] = tb->w.dropped;
 	}
+	for (uint32_t c = 0; c < tb->nr_cores; c++)
+		if (tb->core[c].any && tb->core[c].last_ts > end)
+			end = tb->core[c].last_ts;
+	end++;
+	for (uint32_t c = 0; c < tb->nr_cores && tb->only_core < 0; c++) {
+		tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_CORE_ID, .has_ts = true,
+						 .ts = end, .nr_u = 1, .u = { c } });
+		tb->cur_core = c;
+		tb->core_set = true;
+	}
+	tb_dropped(tb, end);
 }
 
 int hwt_conv_tband(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
@@ -526,19 +690,21 @@ int hwt_conv_tband(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts 
 	tb.max_str = (size_t)max_str;
 	if (tb.max_str > HWT_NAME_MAX * 4)
 		tb.max_str = HWT_NAME_MAX * 4;
-	tb.cur_task = malloc((tb.nr_cpus ? tb.nr_cpus : 1) * sizeof(*tb.cur_task));
-	ret = tb.cur_task ? hwt_obuf_init(&tb.ob, out, 1 << 18) : -ENOMEM;
+	tb.nr_cores = tb.only_core < 0 ? tb.nr_cpus : 1;
+	for (unsigned int t = 0; t < HWT_NR_MEV; t++)
+		tb.kind[t] = (uint8_t)hwt_mev_kind(t);
+	tb.core = calloc(tb.nr_cores ? tb.nr_cores : 1, sizeof(*tb.core));
+	ret = tb.core ? hwt_obuf_init(&tb.ob, out, 1 << 18) : -ENOMEM;
 	if (ret)
 		goto out;
-	for (uint32_t c = 0; c < tb.nr_cpus; c++)
-		tb.cur_task[c] = TB_NONE;
-	ret = hwt_tb_writer_init(&tb.w, tb.only_core < 0 ? tb.nr_cpus : 1,
-				 every < 0 ? 50 : (uint32_t)every);
+	for (uint32_t c = 0; c < tb.nr_cores; c++)
+		tb.core[c].cur_task = TB_NONE;
+	ret = hwt_tb_writer_init(&tb.w, tb.nr_cores, every < 0 ? 50 : (uint32_t)every);
 	if (ret)
 		goto out;
 	tb.w.sink = tb_sink;
 	tb.w.ctx = &tb;
-	ret = hwt_conv_drive(&tb.run, true, false, tb_mev, &tb, tb_header);
+	ret = hwt_conv_drive(&tb.run, false, false, tb_mev, &tb, tb_header);
 	if (ret)
 		goto out;
 	tb_finish(&tb);
@@ -551,7 +717,13 @@ out:
 	hwt_tb_writer_free(&tb.w);
 	hwt_obuf_free(&tb.ob);
 	hwt_model_free(tb.run.model);
-	free(tb.cur_task);
-	free(tb.mk_uses);
+	for (uint32_t c = 0; tb.core && c < tb.nr_cores; c++) {
+		free(tb.core[c].named[0]);
+		free(tb.core[c].named[1]);
+	}
+	free(tb.core);
+	for (int k = 0; k < HWT_NR_ENT_KINDS; k++)
+		free(tb.named[k]);
+	free(tb.mk_uses.v);
 	return ret;
 }

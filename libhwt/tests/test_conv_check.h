@@ -103,10 +103,21 @@ static const char *const tc_htf_types[] = {
 	"Task", "ISR", "Runnable", "CodeBlock", "Signal", "Semaphore",
 };
 static const int tc_htf_nevents[] = { 12, 4, 4, 2, 2, 2 };
+static const char *const tc_htf_events[6][12] = {
+	{ "activate", "start", "resume", "preempt", "terminate", "wait", "release",
+	  "poll", "run_polling", "park", "poll_parking", "release_parking" },
+	{ "start", "resume", "preempt", "terminate" },
+	{ "start", "suspend", "resume", "terminate" },
+	{ "start", "stop" },
+	{ "read", "write" },
+	{ "lock", "unlock" },
+};
 
 /*
- * Parse an HTF file: header parameters in order, reference tables,
- * #TraceData with one section per core, widths, declared ids, time order.
+ * Parse an HTF file: header parameters in order, reference tables (the
+ * type table and all six event tables with the spec's ids and names, every
+ * entity named and typed once), #TraceData with one section per core,
+ * widths, declared ids, time order.
  */
 TU_FN void tc_htf(char *buf, size_t len, uint32_t nr_cpus, uint64_t num,
 		  uint64_t den, struct tc_counts *cnt)
@@ -118,7 +129,7 @@ TU_FN void tc_htf(char *buf, size_t len, uint32_t nr_cpus, uint64_t num,
 	};
 	char **ln;
 	size_t n = tu_lines(buf, len, &ln), i = 0;
-	unsigned int tsl = 0, entl = 0, evl = 0;
+	unsigned int tsl = 0, entl = 0, evl = 0, tables = 0;
 	int *ent_type = calloc(1 << 16, sizeof(int));
 
 	tc_mem[0] = ln;
@@ -176,6 +187,11 @@ TU_FN void tc_htf(char *buf, size_t len, uint32_t nr_cpus, uint64_t num,
 
 				TCA(tc_is_hex(s, 2 * entl) && s[2 * entl] == ' ' &&
 					  s[2 * entl + 1]);
+				/* a name: printable text, no leading blank */
+				TCA(s[2 * entl + 1] != ' ');
+				for (const char *c = s + 2 * entl + 1; *c; c++)
+					TCM((unsigned char)*c >= 0x20 && *c != 0x7F,
+					    "control character in name '%s'", s);
 				TCA_eq(ent_type[strtoul(s, NULL, 16)], 0);
 				ent_type[strtoul(s, NULL, 16)] = -1;
 			}
@@ -189,15 +205,22 @@ TU_FN void tc_htf(char *buf, size_t len, uint32_t nr_cpus, uint64_t num,
 				if (!strcmp(ln[i], want))
 					break;
 			}
-			TCA_lt(t, 6);
+			TCM(t < 6, "unknown table %s", ln[i]);
+			TCM(!(tables & 1u << t), "%s twice", ln[i]);
+			tables |= 1u << t;
 			for (int e = 0; e < tc_htf_nevents[t]; e++) {
-				char want[16];
+				char want[40];
 
-				snprintf(want, sizeof(want), "#-%02X ", (unsigned int)e & 0xFF);
-				TCA(!strncmp(ln[++i], want, 5));
+				snprintf(want, sizeof(want), "#-%02X %s", (unsigned int)e,
+					 tc_htf_events[t][e]);
+				TCA_lt(i + 1, n);
+				TCA_streq(ln[++i], want);
 			}
+			/* the table ends there */
+			TCA(i + 1 < n && strncmp(ln[i + 1], "#-", 2));
 		}
 	}
+	TCM(tables == 0x3F, "event tables missing (%#x)", tables);
 	TCA_lt(i, n);
 	for (i++; i < n; i++) {
 		char *s = ln[i], *c;
@@ -328,14 +351,54 @@ TU_FN struct tc_inst *tc_inst(struct tc_inst **v, size_t *n, const char *type,
 }
 
 /*
+ * Instance counters (section 2.3, SourceInstance): an instanceable entity's
+ * instances count from 0, each new one the next number.  A new instance of
+ * type/name must be number *next; returns whether inst is new.
+ */
+struct tc_counter {
+	char key[170];
+	long next;
+};
+
+TU_FN bool tc_count_inst(struct tc_counter **v, size_t *n, const char *type,
+			 const char *name, long inst, size_t line)
+{
+	char key[170];
+	struct tc_counter *c = NULL;
+
+	snprintf(key, sizeof(key), "%s/%s", type, name);
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].key, key))
+			c = &(*v)[i];
+	if (!c) {
+		/* checked before the array moves: tc_mem[] holds it */
+		TCM(inst == 0, "line %zu: %s starts at instance %ld", line, key, inst);
+		*v = realloc(*v, (*n + 1) * sizeof(**v));
+		TCA_nonnull(*v);
+		c = &(*v)[(*n)++];
+		snprintf(c->key, sizeof(c->key), "%s", key);
+		c->next = 0;
+	}
+	TCM(inst >= 0 && inst <= c->next, "line %zu: %s instance %ld, next is %ld",
+	    line, key, inst, c->next);
+	if (inst < c->next)
+		return false;
+	c->next++;
+	return true;
+}
+
+/*
  * The process state chart (figure 3 / table 7) and the runnable chart
- * (figure 5 / table 11) on every line; sources as tables 5, 7, 9.
+ * (figure 5 / table 11) on every line; sources as tables 5, 7, 9; instance
+ * counters of processes, runnables and stimuli run 0, 1, 2, ... (a
+ * stimulus's every use is its next instance), cores are -1.
  */
 TU_FN void tc_btf(char *buf, size_t len, const char *isr_type, struct tc_counts *cnt)
 {
 	char **ln;
-	size_t n = tu_lines(buf, len, &ln), ninst = 0, i;
+	size_t n = tu_lines(buf, len, &ln), ninst = 0, ncnt = 0, i;
 	struct tc_inst *v = NULL;
+	struct tc_counter *ic = NULL;
 	uint64_t last = 0;
 
 	tc_mem[0] = ln;
@@ -372,6 +435,20 @@ TU_FN void tc_btf(char *buf, size_t len, const char *isr_type, struct tc_counts 
 		ti = strtol(f[5], &end, 10);
 		TCA(!*end);
 		ev = f[6];
+		if (!strncmp(f[1], "STI_", 4)) {
+			TCA(tc_count_inst(&ic, &ncnt, "STI", f[1], si, i + 1));
+			tc_mem[2] = ic;
+		} else if (!strncmp(f[1], "Core_", 5)) {
+			TCM(si == -1, "line %zu: core instance %ld", i + 1, si);
+		}
+		if (!strcmp(f[3], "T") || !strcmp(f[3], isr_type) || !strcmp(f[3], "R")) {
+			/* a new instance starts with activate (R: start) */
+			bool is_new = tc_count_inst(&ic, &ncnt, f[3], f[4], ti, i + 1);
+
+			tc_mem[2] = ic;
+			TCM(is_new == !strcmp(ev, strcmp(f[3], "R") ? "activate" : "start"),
+			    "line %zu: %s instance %ld by %s", i + 1, f[4], ti, ev);
+		}
 		if (!strcmp(f[3], "T") || !strcmp(f[3], isr_type)) {
 			bool task = !strcmp(f[3], "T");
 			int from, to = -1;
@@ -458,6 +535,7 @@ TU_FN void tc_btf(char *buf, size_t len, const char *isr_type, struct tc_counts 
 		}
 	}
 	tc_mem[1] = v;
+	tc_mem[2] = ic;
 	tc_mem_free();
 }
 

@@ -173,6 +173,10 @@ START_TEST(test_truncated_stream)
 	struct tu_stream t;
 
 	tu_fixture(&t);
+	/* before and after the start is known (the formats that stop pass 1
+	 * there meet the error in pass 2 only in the second case) */
+	t.fail_at = 5;
+	check_all(&t, -EBADMSG);
 	t.fail_at = t.n / 2;
 	check_all(&t, -EBADMSG);
 	{
@@ -203,6 +207,43 @@ START_TEST(test_no_rewind)
 	ck_assert_int_eq(tu_convert("shark", &t.s, NULL, &buf, &len), 0);
 	ck_assert_uint_eq(len, 16 * t.n);
 	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * HTF, BTF and Tonbandgeraet read the stream once, and its start twice: pass
+ * 1 stops when every CPU's start is known (the fixture: at cpu2's first
+ * switch, record 15 of 44).  ATF and JSON need their tables first: two
+ * whole passes.  The output is the same model either way.
+ */
+START_TEST(test_pass1_reads_start)
+{
+	static const char *const fmt[] = { "htf", "btf", "tband", "atf", "json" };
+	struct tu_stream t;
+
+	tu_fixture(&t);
+	for (size_t i = 0; i < 5; i++) {
+		char *buf;
+		size_t len;
+
+		t.nr_read = 0;
+		ck_assert_int_eq(tu_convert(fmt[i], &t.s, NULL, &buf, &len), 0);
+		free(buf);
+		ck_assert_uint_eq(t.n, 44);
+		ck_assert_uint_eq(t.nr_read, t.n + (i < 3 ? 15 : t.n));
+	}
+	/* a CPU that never has a record: pass 1 reads it all to be sure */
+	t.info.nr_cpus = 4;
+	t.nr_read = 0;
+	{
+		char *buf;
+		size_t len;
+
+		ck_assert_int_eq(tu_convert("btf", &t.s, NULL, &buf, &len), 0);
+		free(buf);
+	}
+	ck_assert_uint_eq(t.nr_read, 2 * t.n);
 	tu_free(&t);
 }
 END_TEST
@@ -272,4 +313,4 @@ START_TEST(test_time_scales)
 END_TEST
 
 TU_MAIN("cross", test_cross_fixture, test_cross_generated, test_truncated_stream,
-	test_no_rewind, test_api, test_time_scales)
+	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales)

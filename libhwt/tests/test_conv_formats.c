@@ -53,6 +53,78 @@ START_TEST(test_htf_validator_fails)
 }
 END_TEST
 
+/* The fixture in fmt with one edit must fail its validator. */
+static void edit_fails(const char *fmt, const char *from, const char *to)
+{
+	size_t len, fl = strlen(from), tl = strlen(to);
+	char *out = convert(fmt, NULL, &len);
+	char *p = strstr(out, from), *buf = malloc(len + tl + 1);
+	struct tc_counts c;
+
+	ck_assert_msg(p, "%s", from);
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, out, (size_t)(p - out));
+	memcpy(buf + (p - out), to, tl);
+	memcpy(buf + (p - out) + tl, p + fl, len - (size_t)(p - out) - fl + 1);
+	len = len - fl + tl;
+	free(out);
+	if (!strcmp(fmt, "htf"))
+		tc_expect_fail(tc_htf(buf, len, 3, 5, 12, &c));
+	else
+		tc_expect_fail(tc_btf(buf, len, "ISR", &c));
+	free(buf);
+}
+
+/* ... and a misspelt event, a table left out, a control char in a name. */
+START_TEST(test_htf_validator_tables)
+{
+	static const struct { const char *from, *to; } edit[] = {
+		{ "#-0B release_parking\n", "#-0B release_parkinf\n" },
+		{ "#SemaphoreEventTable\n#-00 lock\n#-01 unlock\n", "" },
+		{ "#-03 preempt\n#-04 terminate", "#-03 preempt\n#-05 terminate" },
+		{ "rt-task-500", "rt-task\001500" },
+	};
+
+	for (size_t k = 0; k < CONV_ARRAY_SIZE(edit); k++)
+		edit_fails("htf", edit[k].from, edit[k].to);
+}
+END_TEST
+
+/*
+ * A trace longer than 2^32 ticks needs 8-byte timestamps: every dataset
+ * has 2 * (8 + 2 + 1) digits, the last one the span.
+ */
+START_TEST(test_htf_timestamp_length_8)
+{
+	struct tu_stream t;
+	struct tc_counts c;
+	uint64_t span = 0x123456789ull;
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 2, 1000000);
+	tu_add(&t, 1000, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 1000, 1, HWT_EV_ID, 1, 6);
+	tu_add(&t, 2000, 0, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 1000 + span, 0, HWT_EV_INTERRUPT_END, 9, 0);
+	ck_assert_int_eq(tu_convert("htf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\n#TimestampLength 8\n"));
+	/* ISR 9 terminates at the span: entity 0002 (tasks 5, 6 first), event 03 */
+	ck_assert_ptr_nonnull(strstr(buf, "\n0000000123456789000203\n"));
+	tc_htf(buf, len, 2, 1, 1, &c);
+	ck_assert_uint_eq(c.isr[TC_I_TERM], 1);
+	free(buf);
+	/* one tick less than 2^32 still fits 4 bytes */
+	t.recs[3].ts = 1000 + 0xFFFFFFFFull;
+	ck_assert_int_eq(tu_convert("htf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\n#TimestampLength 4\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\nFFFFFFFF000203\n"));
+	tc_htf(buf, len, 2, 1, 1, &c);
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
 START_TEST(test_btf)
 {
 	struct tc_counts c;
@@ -101,6 +173,21 @@ START_TEST(test_btf_checker_fails)
 }
 END_TEST
 
+/* Stimuli are instanceable: -1 (non-instanceable) or a skipped number fails. */
+START_TEST(test_btf_checker_instances)
+{
+	static const struct { const char *from, *to; } edit[] = {
+		{ ",STI_trace,1,", ",STI_trace,-1," },
+		{ ",STI_trace,2,", ",STI_trace,3," },
+		{ ",\"STI_irq16-eth0,rx\",0,", ",\"STI_irq16-eth0,rx\",1," },
+		{ ",Core_0,-1,", ",Core_0,0," },
+	};
+
+	for (size_t k = 0; k < CONV_ARRAY_SIZE(edit); k++)
+		edit_fails("btf", edit[k].from, edit[k].to);
+}
+END_TEST
+
 START_TEST(test_atf)
 {
 	size_t len, ev[8];
@@ -111,13 +198,86 @@ START_TEST(test_atf)
 	tc_atf_counts(buf, ev);
 	ck_assert_uint_eq(ev[6], 4);		/* lost events: error entries */
 	ck_assert_ptr_nonnull(strstr(buf, "<Value Numerator=\"5\" Denominator=\"12\" />"));
-	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>98</Value>"));
+	/* 400's only priority is borrowed (inheritance): not its own */
+	ck_assert_ptr_null(strstr(buf, "<Name>Priority</Name>"));
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>CETmax</Name><Value>480</Value>"));
 	ck_assert_ptr_nonnull(strstr(buf, "Name=\"bash, &quot;q&quot;-100\""));
 	ck_assert_ptr_nonnull(strstr(buf, "Name=\"irq17-timer&quot;x&lt;&amp;&gt;\""));
 	ck_assert_ptr_nonnull(strstr(buf, "Name=\"ctl\\x01\\x09x-200\""));
 	ck_assert_ptr_null(strstr(buf, "\"end\""));
 	free(buf);
+}
+END_TEST
+
+/*
+ * Priority is the task's own, not a boost; PRE counts what TraceData shows
+ * as preempt -> resume, a lock wait included.  Task 5 (priority 120,
+ * boosted to 98 while it holds a lock) waits 30 ticks for lock 77, and is
+ * preempted 10 ticks.
+ */
+START_TEST(test_atf_priority_and_pre)
+{
+	struct tu_stream t;
+	char *buf;
+	size_t len, ev[8];
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 0, 0, HWT_EV_ID, 0, 0);
+	tu_add(&t, 5, 0, HWT_EV_SET_PRIORITY, 120, 5);
+	tu_add(&t, 10, 0, HWT_EV_TASK_ACTIVATE, 0, 5);
+	tu_switch(&t, 20, 0, 0, HWT_STATE_RUNNABLE, 5);
+	tu_add(&t, 25, 0, HWT_EV_INHERITANCE, 98, 5);
+	tu_add(&t, 30, 0, HWT_EV_MUTEX_WAIT, 0, 77);
+	tu_switch(&t, 40, 0, 5, HWT_STATE_BLOCKED, 0);		/* wait */
+	tu_add(&t, 60, 0, HWT_EV_TASK_ACTIVATE, 0, 5);		/* release */
+	tu_switch(&t, 70, 0, 0, HWT_STATE_RUNNABLE, 5);		/* resume: 30 */
+	tu_add(&t, 75, 0, HWT_EV_MUTEX_LOCK, 0, 77);
+	tu_switch(&t, 80, 0, 5, HWT_STATE_RUNNABLE, 0);		/* preempt */
+	tu_switch(&t, 90, 0, 0, HWT_STATE_RUNNABLE, 5);		/* resume: 10 */
+	tu_switch(&t, 100, 0, 5, HWT_STATE_SLEEPING, 0);	/* terminate */
+	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_int_eq(tc_xmllint(buf, len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>120</Value>"));
+	ck_assert_ptr_null(strstr(buf, "<Value>98</Value>"));
+	/* the entries: two preempts (the wait, the preemption), two resumes */
+	tc_atf_counts(buf, ev);
+	ck_assert_uint_eq(ev[3], 2 + 3);	/* and the idle task's three */
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREmin</Name><Value>10</Value>"));
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREmax</Name><Value>30</Value>"));
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREav</Name><Value>20</Value>"));
+	/* CET excludes both: 20 + 10 + 10 */
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>CETmax</Name><Value>40</Value>"));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * make install puts the schema the ATF output names where the
+ * documentation says: $(PREFIX)/share/hwtrace/atf.xsd (a dry run: nothing
+ * is built or written).
+ */
+START_TEST(test_atf_xsd_installed)
+{
+	char *cmd, *out;
+	size_t len;
+	FILE *f;
+
+	ck_assert_int_gt(asprintf(&cmd, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
+				  "make -s -n -C '%s' install DESTDIR=/nonexistent "
+				  "PREFIX=/opt/hwt 2>&1", tu_srcdir()), 0);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	out = calloc(1, 1 << 16);
+	ck_assert_ptr_nonnull(out);
+	len = fread(out, 1, (1 << 16) - 1, f);
+	out[len] = '\0';
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_msg(tc_match("install -m 644 conv/atf\\.xsd "
+			       "/nonexistent/opt/hwt/share/hwtrace/?(atf\\.xsd)?\n", out),
+		      "%s", out);
+	free(out);
+	free(cmd);
 }
 END_TEST
 
@@ -233,7 +393,33 @@ START_TEST(test_formatters)
 }
 END_TEST
 
-TU_MAIN("formats", test_htf, test_htf_validator_fails, test_btf,
-	test_btf_isr_type_i, test_btf_checker_fails, test_atf,
-	test_atf_schema_rejects, test_json, test_json_validator_fails, test_shark,
-	test_formatters)
+/* The decimal clock against printf: small steps (carries, a digit more), jumps, going back. */
+START_TEST(test_dec_clock)
+{
+	static const uint64_t steps[] = { 0, 1, 9, 37, 99, 999, 99999, 100000, 12345678 };
+	struct hwt_dec_clock c = { .valid = false };
+	uint64_t v = 0, x = 7;
+	char want[32];
+
+	for (int i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if (i == 1000)
+			v = 9999999999999999990ull;	/* toward 20 digits */
+		else if (x % 97 == 0)
+			v = x >> (x % 64);		/* anywhere, back too */
+		else if (v < UINT64_MAX - 20000000)
+			v += steps[(x >> 8) % CONV_ARRAY_SIZE(steps)];
+		hwt_dec_clock_set(&c, v);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		ck_assert_uint_eq(c.len, strlen(want));
+		ck_assert(!memcmp(c.s, want, c.len));
+	}
+}
+END_TEST
+
+TU_MAIN("formats", test_htf, test_htf_validator_fails, test_htf_validator_tables,
+	test_htf_timestamp_length_8, test_btf, test_btf_isr_type_i,
+	test_btf_checker_fails, test_btf_checker_instances, test_atf,
+	test_atf_priority_and_pre, test_atf_xsd_installed, test_atf_schema_rejects,
+	test_json, test_json_validator_fails, test_shark, test_formatters,
+	test_dec_clock)

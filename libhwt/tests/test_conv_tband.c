@@ -520,7 +520,11 @@ START_TEST(test_stream_no_drops)
 }
 END_TEST
 
-/* The .bin files themselves, when shared/ is beside the clone. */
+/*
+ * The .bin files themselves: shared/ beside the clone, or the directory
+ * HWT_TB_VECTORS names.  Missing files fail: a vector that is not read
+ * checks nothing.
+ */
 START_TEST(test_stream_files)
 {
 	static const struct { const char *file; const char *hex; } f[] = {
@@ -529,21 +533,27 @@ START_TEST(test_stream_files)
 		{ "stream-no-drops.bin", stream_every50 },
 	};
 
+	const char *dir = getenv("HWT_TB_VECTORS");
+
 	for (size_t i = 0; i < 3; i++) {
 		char *rel, *path, *buf;
 		size_t len, n;
 		uint8_t want[512];
 
-		ck_assert_int_gt(asprintf(&rel, "../../shared/vectors/tonbandgeraet/%s",
-					  f[i].file), 0);
-		path = tu_path(rel);
-		if (tu_read_file(path, &buf, &len) == 0) {
-			n = tu_unhex(want, f[i].hex);
-			ck_assert_uint_eq(len, n);
-			ck_assert_mem_eq(buf, want, n);
-			free(buf);
+		if (dir) {
+			ck_assert_int_gt(asprintf(&path, "%s/%s", dir, f[i].file), 0);
+		} else {
+			ck_assert_int_gt(asprintf(&rel, "../../shared/vectors/tonbandgeraet/%s",
+						  f[i].file), 0);
+			path = tu_path(rel);
+			free(rel);
 		}
-		free(rel);
+		ck_assert_msg(tu_read_file(path, &buf, &len) == 0,
+			      "%s: cannot read (HWT_TB_VECTORS names the directory)", path);
+		n = tu_unhex(want, f[i].hex);
+		ck_assert_uint_eq(len, n);
+		ck_assert_mem_eq(buf, want, n);
+		free(buf);
 		free(path);
 	}
 }
@@ -687,23 +697,65 @@ static void tb_decode(const uint8_t *frame, size_t n, struct tb_dec *d)
 	ck_assert_uint_eq(pos, len);	/* nothing left over */
 }
 
+#define TB_MAX_CORES	8
+
 struct tb_summary {
 	size_t frames, meta, isr_enter, isr_exit, switched_in, rdy, names;
 	size_t dropped_frames;
 	uint64_t last_dropped;
 	uint64_t res;
-	uint64_t core_max[8];
-	bool core_seen[8];
+	uint64_t core_max[TB_MAX_CORES];	/* last ts, core_id frames included */
+	bool core_seen[TB_MAX_CORES];
+	/* ISR names per core, task names: as tband-cli files them */
+	uint32_t isr_named[TB_MAX_CORES][32];
+	char isr_name[TB_MAX_CORES][32][128];
+	size_t nr_isr_named[TB_MAX_CORES];
+	uint32_t task_named[256];
+	char task_name[256][128];
+	size_t nr_task_named;
+	/* what tband-cli converts (its TraceEvtSequence::convertable_evt_idx) */
+	uint64_t limit;			/* the smallest per-core last ts */
+	size_t at_limit;		/* event frames at it: one is left out */
+	uint64_t dropped_converted;	/* the last count before the limit */
 };
 
-/* Walk a whole stream as tband-cli would: core_id switches, per-core order. */
+static const char *tb_isr_named(const struct tb_summary *s, uint32_t core,
+				uint32_t id)
+{
+	for (size_t i = 0; i < s->nr_isr_named[core]; i++)
+		if (s->isr_named[core][i] == id)
+			return s->isr_name[core][i];
+	return NULL;
+}
+
+static const char *tb_task_named(const struct tb_summary *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nr_task_named; i++)
+		if (s->task_named[i] == id)
+			return s->task_name[i];
+	return NULL;
+}
+
+/*
+ * Walk a whole stream as tband-cli would: core_id switches, per-core order,
+ * names filed per core (ISRs) or globally (tasks) and named before use, and
+ * which events its conversion keeps.  The converter's promises: a core's
+ * event frames have strictly increasing timestamps (an unstable sort cannot
+ * swap them; a dropped_evt_cnt shares the time of the event after it), and
+ * every real event comes before the limit, where only dropped_evt_cnt
+ * frames are.
+ */
 static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
-		    bool multi)
+		    bool multi, uint32_t nr_cores)
 {
 	uint32_t core = 0;
-	bool events_started = false;
+	uint64_t last_evt[TB_MAX_CORES] = { 0 };
+	bool any_evt[TB_MAX_CORES] = { false };
+	struct { uint64_t ts; uint8_t id; uint64_t cnt; } *ev = NULL;
+	size_t nev = 0, cap = 0;
 
 	memset(s, 0, sizeof(*s));
+	ck_assert_uint_le(nr_cores, TB_MAX_CORES);
 	for (size_t i = 0; i < len;) {
 		const uint8_t *z = memchr(buf + i, 0, len - i);
 		struct tb_dec d;
@@ -713,19 +765,30 @@ static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
 		i = (size_t)(z - buf) + 1;
 		s->frames++;
 		if (!d.has_ts) {
-			/* metadata first: names before any event */
-			ck_assert_msg(!events_started, "metadata after events");
 			s->meta++;
 			if (d.id == HWT_TB_TS_RESOLUTION_NS)
 				s->res = d.u[0];
-			if (d.id == HWT_TB_TASK_NAME || d.id == HWT_TB_ISR_NAME)
+			if (d.id == HWT_TB_TASK_NAME) {
+				ck_assert_ptr_null(tb_task_named(s, (uint32_t)d.u[0]));
+				ck_assert_uint_lt(s->nr_task_named, 256);
+				s->task_named[s->nr_task_named] = (uint32_t)d.u[0];
+				snprintf(s->task_name[s->nr_task_named++], 128, "%s", d.str);
 				s->names++;
+			}
+			if (d.id == HWT_TB_ISR_NAME) {
+				size_t *n = &s->nr_isr_named[core];
+
+				ck_assert_ptr_null(tb_isr_named(s, core, (uint32_t)d.u[0]));
+				ck_assert_uint_lt(*n, 32);
+				s->isr_named[core][*n] = (uint32_t)d.u[0];
+				snprintf(s->isr_name[core][(*n)++], 128, "%s", d.str);
+				s->names++;
+			}
 			continue;
 		}
-		events_started = true;
 		if (d.id == HWT_TB_CORE_ID) {
 			ck_assert(multi);
-			ck_assert_uint_lt(d.u[0], 8);
+			ck_assert_uint_lt(d.u[0], nr_cores);
 			core = (uint32_t)d.u[0];
 		}
 		ck_assert_msg(d.ts >= s->core_max[core],
@@ -734,14 +797,36 @@ static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
 			      (unsigned long long)s->core_max[core]);
 		s->core_max[core] = d.ts;
 		s->core_seen[core] = true;
+		if (d.id == HWT_TB_CORE_ID)
+			continue;	/* tband-cli keeps only its time */
+		if (d.id != HWT_TB_DROPPED_EVT_CNT) {
+			ck_assert_msg(!any_evt[core] || d.ts > last_evt[core],
+				      "core %u: two events at %llu", core,
+				      (unsigned long long)d.ts);
+			any_evt[core] = true;
+			last_evt[core] = d.ts;
+		}
+		if (nev == cap) {
+			cap = cap ? 2 * cap : 256;
+			ev = realloc(ev, cap * sizeof(*ev));
+			ck_assert_ptr_nonnull(ev);
+		}
+		ev[nev].ts = d.ts;
+		ev[nev].id = d.id;
+		ev[nev++].cnt = d.u[0];
 		switch (d.id) {
 		case HWT_TB_ISR_ENTER:
-			s->isr_enter++;
-			break;
 		case HWT_TB_ISR_EXIT:
-			s->isr_exit++;
+			ck_assert_msg(tb_isr_named(s, core, (uint32_t)d.u[0]),
+				      "isr %llu not named on core %u",
+				      (unsigned long long)d.u[0], core);
+			if (d.id == HWT_TB_ISR_ENTER)
+				s->isr_enter++;
+			else
+				s->isr_exit++;
 			break;
 		case HWT_TB_TASK_SWITCHED_IN:
+			ck_assert_ptr_nonnull(tb_task_named(s, (uint32_t)d.u[0]));
 			s->switched_in++;
 			break;
 		case HWT_TB_TASK_TO_RDY_STATE:
@@ -756,6 +841,23 @@ static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
 			break;
 		}
 	}
+	/* the conversion: up to the smallest last ts, less one event at it */
+	s->limit = UINT64_MAX;
+	for (uint32_t c = 0; c < (multi ? nr_cores : 1); c++)
+		if (s->core_max[c] < s->limit)
+			s->limit = s->core_max[c];
+	for (size_t k = 0; k < nev; k++) {
+		ck_assert_msg(ev[k].ts < s->limit || ev[k].id == HWT_TB_DROPPED_EVT_CNT,
+			      "event 0x%02x at %llu, not before the limit %llu",
+			      ev[k].id, (unsigned long long)ev[k].ts,
+			      (unsigned long long)s->limit);
+		ck_assert_uint_le(ev[k].ts, s->limit);
+		if (ev[k].ts == s->limit)
+			s->at_limit++;
+		else if (ev[k].id == HWT_TB_DROPPED_EVT_CNT)
+			s->dropped_converted = ev[k].cnt;
+	}
+	free(ev);
 }
 
 START_TEST(test_convert_fixture)
@@ -768,13 +870,15 @@ START_TEST(test_convert_fixture)
 	tu_fixture(&t);
 	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
 	tu_golden("fixture.tband", buf, len);
-	tb_walk((uint8_t *)buf, len, &s, true);
+	tb_walk((uint8_t *)buf, len, &s, true, 3);
 	ck_assert_uint_eq(s.res, 1);		/* 5/12 ns per tick: ns */
 	ck_assert_uint_eq(s.isr_enter, s.isr_exit);
 	ck_assert_uint_gt(s.isr_enter, 0);
 	ck_assert_uint_gt(s.switched_in, 0);
 	ck_assert_uint_eq(s.last_dropped, 10);	/* 6 in LOST records, 4 more in info->lost */
-	/* every core ends at the same time: tband-cli converts everything */
+	/* tband-cli converts everything: the final count too */
+	ck_assert_uint_eq(s.dropped_converted, 10);
+	ck_assert_uint_eq(s.at_limit, 1);
 	for (int c = 0; c < 3; c++) {
 		ck_assert(s.core_seen[c]);
 		ck_assert_uint_eq(s.core_max[c], s.core_max[0]);
@@ -798,8 +902,9 @@ START_TEST(test_convert_one_core)
 
 		o.tband_core = c;
 		ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
-		tb_walk((uint8_t *)buf, len, &one[c], false);
+		tb_walk((uint8_t *)buf, len, &one[c], false, 1);
 		isr += one[c].isr_enter;
+		ck_assert_uint_eq(one[c].at_limit, 1);
 		free(buf);
 	}
 	{
@@ -808,7 +913,7 @@ START_TEST(test_convert_one_core)
 
 		o.tband_core = -1;
 		ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
-		tb_walk((uint8_t *)buf, len, &all, true);
+		tb_walk((uint8_t *)buf, len, &all, true, 3);
 		free(buf);
 	}
 	ck_assert_uint_eq(isr, all.isr_enter);
@@ -835,9 +940,129 @@ START_TEST(test_max_str)
 
 	tu_fixture(&t);
 	ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
-	tb_walk((uint8_t *)buf, len, &s, true);	/* checks names are UTF-8 */
+	tb_walk((uint8_t *)buf, len, &s, true, 3);	/* checks names are UTF-8 */
 	/* task 300 "bad\xff\xfeutf": cut to 4 bytes, never inside an escape */
 	ck_assert_ptr_nonnull(memmem(buf, len, "\x07\x5f\xac\x02" "bad" "\x00", 8));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * tband-cli files an isr_name under the core of the last core_id: an IRQ
+ * that runs on two cores is named on both.
+ */
+START_TEST(test_isr_names_per_core)
+{
+	static const struct tu_name irqs[] = { { 16, 0, "eth0" }, { 0, 0, NULL } };
+	struct tu_stream t;
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 3, 1000000);
+	t.irqs = irqs;
+	tu_add(&t, 100, 0, HWT_EV_INTERRUPT_START, 16, 0);
+	tu_add(&t, 110, 0, HWT_EV_INTERRUPT_END, 16, 0);
+	tu_add(&t, 120, 2, HWT_EV_INTERRUPT_START, 16, 0);
+	tu_add(&t, 130, 2, HWT_EV_INTERRUPT_END, 16, 0);
+	tu_add(&t, 140, 0, HWT_EV_INTERRUPT_START, 16, 0);
+	tu_add(&t, 150, 0, HWT_EV_INTERRUPT_END, 16, 0);
+	tu_add(&t, 160, 1, HWT_EV_IPOINT, 1, 0);
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	tb_walk((uint8_t *)buf, len, &s, true, 3);	/* named before use, per core */
+	ck_assert_str_eq(tb_isr_named(&s, 0, 16), "irq16-eth0");
+	ck_assert_str_eq(tb_isr_named(&s, 2, 16), "irq16-eth0");
+	ck_assert_ptr_null(tb_isr_named(&s, 1, 16));
+	ck_assert_uint_eq(s.nr_isr_named[0], 1);	/* once per core */
+	ck_assert_uint_eq(s.isr_enter, 3);
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * A loss-free trace whose last record is the end of an ISR: tband-cli
+ * leaves out one event at the smallest per-core last timestamp, so every
+ * core needs a frame after the last real event, and only the dummy may be
+ * at it.
+ */
+START_TEST(test_end_loss_free)
+{
+	struct tu_stream t;
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 2, 1000000);
+	tu_add(&t, 100, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 100, 1, HWT_EV_ID, 1, 6);
+	tu_add(&t, 200, 1, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 300, 0, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 400, 0, HWT_EV_INTERRUPT_END, 9, 0);	/* the last one */
+	t.info.lost = NULL;
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	tb_walk((uint8_t *)buf, len, &s, true, 2);
+	ck_assert_uint_eq(s.last_dropped, 0);
+	ck_assert_uint_eq(s.isr_enter, 2);
+	ck_assert_uint_eq(s.isr_exit, 1);
+	ck_assert_uint_eq(s.limit, 301);	/* ns since the first record, + 1 */
+	ck_assert_uint_eq(s.at_limit, 1);
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * A switch gives curtask_delay and task_switched_in at one timestamp;
+ * tband-cli's unstable sort could swap them and block the wrong task: the
+ * second moves one unit (here one 10 ns tick) later, and everything after
+ * on that core keeps its order.
+ */
+START_TEST(test_same_ts_order)
+{
+	struct tu_stream t;
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+	/* curtask_delay(0) at tick 10, task_switched_in(7) at tick 11 */
+	static const uint8_t delay[] = { 0x03, 0x59, 0x0a, 0x01, 0x00 };
+	static const uint8_t sw[] = { 0x04, 0x54, 0x0b, 0x07, 0x00 };
+
+	tu_init(&t, 1, 100000);		/* 10 ns per tick */
+	tu_add(&t, 0, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 5, 0, HWT_EV_TASK_ACTIVATE, 0, 7);
+	tu_switch(&t, 10, 0, 5, HWT_STATE_SLEEPING, 7);
+	tu_add(&t, 11, 0, HWT_EV_IPOINT, 1, 0);
+	t.info.lost = NULL;
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	tb_walk((uint8_t *)buf, len, &s, true, 1);	/* strictly increasing */
+	ck_assert_uint_eq(s.res, 10);
+	ck_assert_ptr_nonnull(memmem(buf, len, delay, sizeof(delay)));
+	ck_assert_ptr_nonnull(memmem(buf, len, sw, sizeof(sw)));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/* A task without a known comm has the other formats' name. */
+START_TEST(test_unknown_task_name)
+{
+	struct tu_stream t;
+	struct tb_summary s;
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 0, 0, HWT_EV_ID, 0, 700);
+	tu_switch(&t, 10, 0, 700, HWT_STATE_SLEEPING, 0);
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	tb_walk((uint8_t *)buf, len, &s, true, 1);
+	ck_assert_str_eq(tb_task_named(&s, 700), "task-700");
+	ck_assert_str_eq(tb_task_named(&s, HWT_TID_IDLE(0)), "swapper/0");
+	free(buf);
+	ck_assert_int_eq(tu_convert("btf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, ",T,task-700,0,start\n"));
 	free(buf);
 	tu_free(&t);
 }
@@ -846,4 +1071,6 @@ END_TEST
 TU_MAIN("tband", test_event_vectors, test_cobs_vectors, test_long_string_vectors,
 	test_encode_paths,
 	test_stream_every50, test_stream_with_drop, test_stream_no_drops,
-	test_stream_files, test_convert_fixture, test_convert_one_core, test_max_str)
+	test_stream_files, test_convert_fixture, test_convert_one_core, test_max_str,
+	test_isr_names_per_core, test_end_loss_free, test_same_ts_order,
+	test_unknown_task_name)

@@ -35,6 +35,7 @@ struct tu_stream {
 	uint64_t lost[8];
 	struct hwt_record *recs;
 	size_t n, cap, pos;
+	size_t nr_read;		/* records next() returned, rewinds included */
 	size_t fail_at;		/* next() fails when pos reaches it (0: never) */
 	int no_rewind;
 	const struct tu_name *tasks;
@@ -51,6 +52,7 @@ TU_FN int tu_next(void *ctx, struct hwt_record *rec)
 	if (t->pos >= t->n)
 		return 0;
 	*rec = t->recs[t->pos++];
+	t->nr_read++;
 	return 1;
 }
 

@@ -248,13 +248,91 @@ START_TEST(test_start_state)
 	fclose(c.df);
 	/* 300 ran on cpu2 before its first switch: started at cpu2's first record */
 	ck_assert_ptr_nonnull(strstr(c.dump, "1020 cpu2 task_start id=300 inst=0"));
-	/* 500 was runnable: activated at cpu1's start, started at 1350 */
-	ck_assert_ptr_nonnull(strstr(c.dump, "1010 cpu1 task_activate id=500 inst=0"));
+	/* 500 is first seen switched in: activated there (when it became
+	 * runnable, before the trace, is not known) */
+	ck_assert_ptr_nonnull(strstr(c.dump, "1350 cpu1 task_activate id=500 inst=0"));
 	ck_assert_ptr_nonnull(strstr(c.dump, "1350 cpu1 task_start id=500 inst=0"));
 	/* cpu1 was inside vector 0xec: it starts at cpu1's first record */
 	ck_assert_ptr_nonnull(strstr(c.dump, "1010 cpu1 isr_start id=65772"));
 	ck_assert_ptr_nonnull(strstr(c.dump, "1015 cpu1 isr_terminate id=65772"));
 	free(c.dump);
+	checker_free(&c);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * The start is settled per CPU by its first records: the task by an ID
+ * record or the first switch (its prev), an ISR in progress by the first
+ * ISR record (an exit) or switch.  Later exits without entry are lost
+ * records, repaired where they are; hwt_model_start_known() says when
+ * pass 1 may stop.
+ */
+START_TEST(test_start_known)
+{
+	struct tu_stream t;
+	struct checker c = { 0 };
+	struct hwt_model *m;
+	struct hwt_record r;
+	size_t known_at = 0;
+
+	tu_init(&t, 2, 1000000);
+	tu_add(&t, 10, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 11, 1, HWT_EV_TASK_ACTIVATE, 1, 7);
+	tu_add(&t, 12, 0, HWT_EV_VECTOR_END, 0xec, 0);	/* in progress at 10 */
+	tu_add(&t, 13, 1, HWT_EV_INTERRUPT_END, 9, 0);	/* and at 11 */
+	tu_switch(&t, 15, 1, 6, HWT_STATE_RUNNABLE, 7);	/* 6 ran since 11 */
+	tu_add(&t, 20, 0, HWT_EV_INTERRUPT_END, 3, 0);	/* a lost entry */
+	tu_switch(&t, 30, 0, 5, HWT_STATE_SLEEPING, 8);
+	ck_assert_int_eq(hwt_model_new(&m, &t.info, &t.s), 0);
+	for (size_t i = 0; tu_next(&t, &r) > 0; i++) {
+		ck_assert_int_eq(hwt_model_feed(m, &r), 0);
+		if (!known_at && hwt_model_start_known(m))
+			known_at = i + 1;
+	}
+	ck_assert_uint_eq(known_at, 5);		/* at cpu1's first switch */
+	hwt_model_free(m);
+
+	c.df = open_memstream(&c.dump, &c.dump_len);
+	run_two_pass(&t, &c, false, NULL);
+	fclose(c.df);
+	/* what was going on at each CPU's first record */
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n10 cpu0 task_start id=5 inst=0 idx=0 synth"));
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n10 cpu0 isr_start id=65772 inst=0 idx=2 synth"));
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n11 cpu1 task_start id=6 inst=0 idx=1 synth"));
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n11 cpu1 isr_start id=9 inst=0 idx=1 synth"));
+	/* after that, repairs where the loss shows */
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n20 cpu0 isr_start id=3 inst=0 idx=0 synth"));
+	ck_assert_ptr_nonnull(strstr(c.dump, "\n15 cpu1 task_start id=7 inst=0 idx=2 v"));
+	free(c.dump);
+	checker_free(&c);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * A softirq before its CPU's first switch runs in the task pass 2 replays
+ * there, which pass 1 does not know yet: pass 1 still knows the runnable,
+ * so the header tables of a whole pass 1 (ATF, JSON) name it.
+ */
+START_TEST(test_pass1_entities)
+{
+	struct tu_stream t;
+	struct checker c = { 0 };
+	struct hwt_model *m;
+	struct hwt_record r;
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 5, 0, HWT_EV_SOFTIRQ_START, 1, 0);
+	tu_add(&t, 6, 0, HWT_EV_SOFTIRQ_END, 1, 0);
+	tu_switch(&t, 10, 0, 5, HWT_STATE_SLEEPING, 0);
+	ck_assert_int_eq(hwt_model_new(&m, &t.info, &t.s), 0);
+	while (tu_next(&t, &r) > 0)
+		ck_assert_int_eq(hwt_model_feed(m, &r), 0);
+	ck_assert_uint_eq(hwt_model_count(m, HWT_ENT_RUNNABLE), 1);
+	hwt_model_free(m);
+	run_two_pass(&t, &c, false, NULL);
+	ck_assert_uint_eq(c.count[HWT_MEV_RUN_START], 1);
 	checker_free(&c);
 	tu_free(&t);
 }
@@ -318,6 +396,49 @@ START_TEST(test_lock_wait)
 	ck_assert_uint_eq(c.count[HWT_MEV_TASK_TERMINATE], 1);
 	ck_assert_uint_eq(c.count[HWT_MEV_LOCK_WAIT], 1);
 	ck_assert_uint_eq(c.count[HWT_MEV_LOCK_ACQUIRE], 1);
+	checker_free(&c);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * A task's own priority is the last set_priority, never an inherited one;
+ * PRE runs from a preemption or a wait (ATF shows both as preempt) to the
+ * resume.
+ */
+START_TEST(test_priority_and_pre)
+{
+	struct tu_stream t;
+	struct checker c = { 0 };
+	struct hwt_model *m;
+	const struct hwt_stat *s;
+	int64_t prio;
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 0, 0, HWT_EV_ID, 0, 0);
+	tu_add(&t, 1, 0, HWT_EV_SET_PRIORITY, 120, 5);
+	tu_add(&t, 2, 0, HWT_EV_INHERITANCE, 98, 5);
+	tu_add(&t, 3, 0, HWT_EV_INHERITANCE, 90, 6);
+	tu_add(&t, 10, 0, HWT_EV_TASK_ACTIVATE, 0, 5);
+	tu_switch(&t, 20, 0, 0, HWT_STATE_RUNNABLE, 5);
+	tu_add(&t, 21, 0, HWT_EV_MUTEX_WAIT, 0, 77);
+	tu_switch(&t, 30, 0, 5, HWT_STATE_BLOCKED, 0);	/* wait */
+	tu_add(&t, 50, 0, HWT_EV_TASK_ACTIVATE, 0, 5);	/* release */
+	tu_switch(&t, 55, 0, 0, HWT_STATE_RUNNABLE, 5);	/* resume after 25 */
+	tu_add(&t, 56, 0, HWT_EV_MUTEX_LOCK, 0, 77);
+	tu_switch(&t, 60, 0, 5, HWT_STATE_SLEEPING, 0);
+	run_two_pass(&t, &c, true, &m);
+	ck_assert(hwt_model_priority(m, 5, &prio));
+	ck_assert_int_eq(prio, 120);
+	ck_assert(!hwt_model_priority(m, 6, &prio));	/* only borrowed */
+	ck_assert_uint_eq(c.count[HWT_MEV_PRIORITY], 3);
+	s = hwt_model_timing(m, HWT_ENT_TASK, 5);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s[HWT_TIMING_PRE].n, 1);
+	ck_assert_uint_eq(s[HWT_TIMING_PRE].max, 25);
+	ck_assert_uint_eq(s[HWT_TIMING_CET].max, 15);
+	ck_assert_uint_eq(s[HWT_TIMING_GET].max, 40);
+	hwt_model_free(m);
 	checker_free(&c);
 	tu_free(&t);
 }
@@ -411,4 +532,6 @@ START_TEST(test_bad_args)
 END_TEST
 
 TU_MAIN("model", test_fixture_golden, test_fixture_one_pass, test_start_state,
-	test_timing_values, test_lock_wait, test_repairs, test_random, test_bad_args)
+	test_start_known, test_pass1_entities,
+	test_timing_values, test_lock_wait, test_priority_and_pre, test_repairs,
+	test_random, test_bad_args)

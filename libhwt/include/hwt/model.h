@@ -34,12 +34,17 @@
  * pid 0 is one idle task per CPU, tid HWT_TID_IDLE(cpu).
  *
  * Converters run the model twice when the stream can rewind: pass 1 learns
- * the entities (for header tables), what was running or runnable when the
- * trace started and which interrupts were in progress, and (optionally)
- * the per-task timing values; hwt_model_restart() then keeps what was learned
- * and pass 2 emits.  With the learned start state, pass 2 synthesizes the
- * initial activate/start (and ISR starts) at each CPU's first record; in a
- * single pass they are synthesized where the entity is first seen.
+ * what was running when the trace started on each CPU (its first ID record
+ * or context switch) and which interrupt was in progress (an exit before
+ * any other interrupt record or switch on it), and, when it reads the whole
+ * stream, the entities (for header tables) and the per-task timing values;
+ * hwt_model_restart() then keeps what was learned and pass 2 emits.  With
+ * the learned start state, pass 2 synthesizes the initial activate/start
+ * (and ISR start) at each CPU's first record; anything else (a task first
+ * seen being switched in, and everything in a single pass) is synthesized
+ * where it is first seen.  The start is known after a few records of each
+ * CPU (hwt_model_start_known()): a converter that needs nothing else from
+ * pass 1 stops it there.
  */
 #ifndef HWT_MODEL_H
 #define HWT_MODEL_H
@@ -166,12 +171,15 @@ int hwt_model_end(struct hwt_model *m);
  * values and what pass 1 learned about the start of the trace.
  */
 int hwt_model_restart(struct hwt_model *m);
+/* Pass 1 has seen what every CPU was doing when the trace started. */
+bool hwt_model_start_known(const struct hwt_model *m);
 
 /* Entities seen so far, per kind, and their dense indexes. */
 size_t hwt_model_count(const struct hwt_model *m, enum hwt_entity_kind kind);
 /*
  * Give every entity its index: entities of a kind sorted by id (markers by
  * event code and number).  Done by hwt_model_restart(); events carry idx.
+ * Entities created after a sort get the next indexes, in first-seen order.
  */
 void hwt_model_sort(struct hwt_model *m);
 /* The index of entity (kind, id), or -1 if unknown. */
@@ -204,7 +212,10 @@ struct hwt_counter_info {
 const struct hwt_counter_info *hwt_model_counter(const struct hwt_model *m,
 						  uint32_t id);
 
-/* Last priority seen for a task; false if none. */
+/*
+ * A task's own (base) priority: the last set_priority seen.  Priority
+ * inheritance only lends a priority, so it never counts; false if none.
+ */
 bool hwt_model_priority(const struct hwt_model *m, uint32_t tid, int64_t *prio);
 
 /* Timing values of ATF's Appendix B, in ticks, over complete instances. */
@@ -214,7 +225,7 @@ enum hwt_timing_kind {
 	HWT_TIMING_GET,		/* gross execution time: start -> terminate */
 	HWT_TIMING_RT,		/* response time: activate -> terminate */
 	HWT_TIMING_DT,		/* delta time: start -> next start */
-	HWT_TIMING_PRE,		/* preemption: preempt -> resume */
+	HWT_TIMING_PRE,		/* preemption: preempt or wait -> resume */
 	HWT_NR_TIMING,
 };
 
