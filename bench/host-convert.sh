@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$outdir" build/bench-host
 cc -std=gnu11 -Wall -Wextra -Werror -O2 -o build/bench-host/rusage bench/rusage.c
 cc -std=gnu11 -Wall -Wextra -Werror -O2 -Ilibhwt/include -Iinclude/uapi \
-	-o build/bench-host/gen_trace bench/gen_trace.c libhwt/build/libhwt.a -lzstd
+	-o build/bench-host/gen_trace bench/gen_trace.c libhwt/build/libhwt.a -lzstd -lz
 build/bench-host/gen_trace "$tmp/big.hwt" "$events" 4
 
 echo "format,events,wall,user,sys,maxrss_kb,status" >"$outdir/host-convert.csv"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+#include <zlib.h>
 
 #include <hwt/hwt.h>
 
@@ -37,8 +38,17 @@ void hwt_pr(enum hwt_print_level level, const char *fmt, ...);
 #define pr_info(fmt, ...)	hwt_pr(HWT_INFO, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	hwt_pr(HWT_DEBUG, fmt, ##__VA_ARGS__)
 
-/* crc32.c: CRC-32 (IEEE 802.3, as zlib's crc32()), crc starts at 0 */
-HWT_HIDDEN uint32_t hwt_crc32(uint32_t crc, const void *buf, size_t len);
+/* CRC-32 (IEEE 802.3) of the .hwt header and blocks: zlib's, crc starts at 0 */
+static inline uint32_t hwt_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const Bytef *p = buf;
+	uLong c = crc;
+
+	/* zlib takes lengths as uInt */
+	for (; len > UINT32_MAX; len -= UINT32_MAX, p += UINT32_MAX)
+		c = crc32(c, p, UINT32_MAX);
+	return (uint32_t)crc32(c, p, (uInt)len);
+}
 
 /* file_fmt.h has the on-disk layout */
 
