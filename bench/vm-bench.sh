@@ -11,7 +11,7 @@
 events=${HWT_BENCH_EVENTS:-200000}
 rounds=${HWT_BENCH_ROUNDS:-5}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
-runs=3
+runs=5
 hb="hackbench -g 1 -l 100"
 
 # the tracepoints of hwtrace's task and irq families, for trace-cmd
