@@ -70,6 +70,60 @@ TEST(rmmod_refused_while_open_or_mapped)
 	close(fd);
 }
 
+/* hrtimer ids seen in 300 ms of tracing (the tick's timer among them). */
+static int timer_ids(uint32_t *ids, int max)
+{
+	struct hwt_event ev[4096];
+	struct hwt_map m = { 0 };
+	int fd, id, n = 0;
+	size_t got;
+
+	fd = hwt_open();
+	if (fd < 0)
+		return -1;
+	hwt_reset(fd);
+	id = hwt_create(fd, 4096 * REC, 64 * REC, HWT_CHUNK_STOP);
+	if (id < 0 || hwt_only(fd, 1u << HWT_FAM_TIMER) ||
+	    hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id) || hwt_ioc(fd, HWT_IOC_ENABLE, 0))
+		return -1;
+	usleep(300000);
+	hwt_ioc(fd, HWT_IOC_DISABLE, 0);
+	for (int c = 0; c < hwt_nr_cpus(fd); c++) {
+		if (!hwt_cpu_online(c) || hwt_map(fd, id, c, &m))
+			continue;
+		got = hwt_drain(&m, ev, 4096);
+		for (size_t i = 0; i < got && n < max; i++)
+			if (ev[i].code == HWT_EV_TIMER_WAKEUP_START && ev[i].par1 == 1)
+				ids[n++] = ev[i].par2;
+		hwt_unmap(&m);
+	}
+	hwt_reset(fd);
+	close(fd);
+	return n;
+}
+
+/*
+ * Timers are named by a keyed hash of their address, the key drawn at load:
+ * the same kernel timers get other names after a reload.  Truncated
+ * addresses would come back the same.
+ */
+TEST(no_kernel_pointers_in_timer_ids)
+{
+	static uint32_t a[4096], b[4096];
+	int na, nb, same = 0;
+
+	na = timer_ids(a, 4096);
+	ASSERT_LT(0, na);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load());
+	nb = timer_ids(b, 4096);
+	ASSERT_LT(0, nb);
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			same += a[i] == b[j];
+	EXPECT_EQ(0, same);
+}
+
 /* Ring pages cannot be swapped: the cap never exceeds half the RAM. */
 TEST(memory_cap_bounded_by_ram)
 {
