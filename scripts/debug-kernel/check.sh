@@ -99,7 +99,8 @@ awk -v t="${loaded:-0}" '
 	/^\[ *[0-9]+\.[0-9]+\] / {
 		ts = substr($0, 2, index($0, "]") - 2) + 0
 		if (ts < t + 0 && /BUG:|WARNING:|KASAN|UBSAN|Call Trace:|circular|lockdep/) {
-			print "before-hwtrace " substr($0, index($0, "]") + 2) >"/dev/stderr"
+			if (/BUG:|WARNING:|KASAN:|UBSAN:|circular/)
+				print "  " substr($0, index($0, "]") + 2) >"/dev/stderr"
 			gsub(/BUG:|WARNING:|KASAN|UBSAN|Call Trace:|circular|lockdep/, "(boot)")
 		}
 	}
@@ -115,6 +116,7 @@ awk -v t="${loaded:-0}" '
 if [ -s "$out/boot-reports.log" ]; then
 	echo "check-debug: the kernel reported problems before hwtrace was loaded (not judged):" >&2
 	sort -u "$out/boot-reports.log" | head -n 5 >&2
+	echo "check-debug: (the whole log: $out/vm.log)" >&2
 fi
 
 rc=0
