@@ -106,6 +106,15 @@ lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON kmod/compat.h
 
+# libFuzzer on the .hwt reader, every converter and the UDP decoder
+fuzz:
+	$(MAKE) -C libhwt fuzz
+
+# libhwt (libraries, headers, pkg-config, ATF schema) and the hwtrace tool
+install: lib tools
+	$(MAKE) -C libhwt install
+	$(MAKE) -C tools/hwtrace install
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/kmod clean
@@ -113,7 +122,7 @@ clean:
 	-$(MAKE) -C tools/hwtrace clean
 	rm -rf $(BUILD)
 
-.PHONY: all module module-sparse lib tools selftests vm-payload check check-vm \
+.PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
 	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-payload demo clean
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
