@@ -173,9 +173,9 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 size;
 	int ret;
 
-	if (lower_32_bits(off))
+	if (off & (BIT_ULL(HWT_MMAP_SHIFT) - 1))
 		return -EINVAL;
-	off >>= 32;
+	off >>= HWT_MMAP_SHIFT;
 	area = off & 1;
 	cpu = (off >> 1) & 0xFFFF;
 	if (off >> 17 >= HWT_MAX_CHUNKS || cpu >= nr_cpu_ids || !cpu_possible(cpu))

@@ -298,8 +298,13 @@ struct hwt_ring_meta {
  */
 #define HWT_AREA_META		0
 #define HWT_AREA_DATA		1
+/*
+ * Tokens are multiples of 64 KiB (any page size) and below 2^41, so a
+ * 32-bit process reaches every one through mmap2's 32-bit page offset.
+ */
+#define HWT_MMAP_SHIFT		16
 #define HWT_MMAP_OFFSET(chunk, cpu, area) \
-	((((__u64)(chunk) << 17 | (__u64)(cpu) << 1 | (area))) << 32)
+	((((__u64)(chunk) << 17 | (__u64)(cpu) << 1 | (area))) << HWT_MMAP_SHIFT)
 
 /* ioctl arguments.  Reserved fields must be zero. */
 struct hwt_version {

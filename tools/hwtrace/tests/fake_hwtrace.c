@@ -445,7 +445,7 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	uint64_t tok = (uint64_t)off >> 32;
+	uint64_t tok = (uint64_t)off >> HWT_MMAP_SHIFT;
 	uint32_t id = (uint32_t)(tok >> 17), cpu = (tok >> 1) & 0xFFFF;
 	int area = tok & 1;
 	struct fring *r;
