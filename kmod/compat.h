@@ -11,6 +11,9 @@
 #include <linux/timekeeping.h>
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
+#elif defined(CONFIG_ARM64)
+#include <linux/timex.h>
+#include <asm/arch_timer.h>
 #endif
 
 /* vm_flags became read-only behind helpers in 6.3. */
@@ -26,8 +29,10 @@ static inline void hwt_vm_flags_set(struct vm_area_struct *vma, unsigned long se
 
 /*
  * The cycle counter: rdtsc_ordered() on x86 (ordered against the reservation
- * that precedes it), nothing elsewhere yet: other architectures use the
- * monotonic clock.
+ * that precedes it); get_cycles() on arm64, the generic timer's counter
+ * (system-wide, so one clock for all CPUs; read through the kernel's errata
+ * workarounds).  Other architectures have no counter rate we can trust:
+ * they use the monotonic clock.
  */
 #ifdef CONFIG_X86
 #define HWT_HAVE_CYCLES	1
@@ -43,6 +48,23 @@ static inline u64 hwt_cycles_per_msec(void)
 	    !boot_cpu_has(X86_FEATURE_NONSTOP_TSC) || check_tsc_unstable())
 		return 0;
 	return tsc_khz;
+}
+#elif defined(CONFIG_ARM64)
+#define HWT_HAVE_CYCLES	1
+static __always_inline u64 hwt_cycles(void)
+{
+	return get_cycles();
+}
+
+/*
+ * Ticks per ms of the generic timer (CNTFRQ_EL0, as userspace reads it), or
+ * 0 if firmware left it unset or it is no whole number of ticks per ms.
+ */
+static inline u64 hwt_cycles_per_msec(void)
+{
+	u32 rate = arch_timer_get_cntfrq();
+
+	return !rate || rate % MSEC_PER_SEC ? 0 : rate / MSEC_PER_SEC;
 }
 #else
 #define HWT_HAVE_CYCLES	0

@@ -84,6 +84,10 @@ kdir=$(bash scripts/kdir.sh)
 # the module from clean, so that any W=1 warning shows and fails the step
 step build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
 	make all KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:'; }"
+# the module's arm64 code (its clock) compiles, W=1 clean, with the cross compiler
+# shellcheck disable=SC2016 # the inner shell expands it
+step build-arm64 bash -c 'ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	bash scripts/module-for.sh "$(bash scripts/arm64-tree.sh)" build/arm64'
 step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
 step checkpatch make lint
 step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
