@@ -50,9 +50,18 @@ void hwt_name_task(struct task_struct *p, const char *comm)
 {
 	char buf[TASK_COMM_LEN];
 
-	/* comm may change under us; a torn name is fixed by the rename record */
-	memcpy(buf, comm ? comm : p->comm, sizeof(buf));
-	buf[sizeof(buf) - 1] = '\0';
+	/*
+	 * A rename's comm is any string, maybe shorter than the array (KASAN
+	 * caught the 16-byte read past a kworker's name).  p->comm is the
+	 * array itself and may change under us: a torn name is fixed by the
+	 * rename record that follows.
+	 */
+	if (comm) {
+		strscpy(buf, comm, sizeof(buf));
+	} else {
+		memcpy(buf, p->comm, sizeof(buf));
+		buf[sizeof(buf) - 1] = '\0';
+	}
 	push(HWT_NAME_TASK, p->pid, p->tgid, buf);
 }
 

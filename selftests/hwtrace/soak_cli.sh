@@ -74,10 +74,18 @@ inject() {
 echo "TAP version 13"
 echo "1..5"
 
-$hwtrace record -q -f all -b 4M -o $t/soak.hwt -d $((secs + 4)) >$t/record.out 2>&1 &
+# until Ctrl-C (SIGINT), once the load is over
+$hwtrace record -q -f all -b 4M -o $t/soak.hwt >$t/record.out 2>&1 &
 rec=$!
-sleep 2
-load=$((secs - 2))
+# an event injected before record has enabled tracing is neither recorded
+# nor lost (attaching every probe takes seconds under KASAN)
+tries=600
+until $hwtrace ctl version 2>/dev/null | grep -q '^tracing: *enabled'; do
+	tries=$((tries - 1))
+	[ $tries -gt 0 ] || break
+	sleep 0.1
+done
+load=$((secs))
 loop $load hackbench -g 2 -l 20 &
 pids="$!"
 if command -v stress-ng >/dev/null; then
@@ -94,6 +102,8 @@ inject $load &
 pids="$pids $!"
 # shellcheck disable=SC2086 # a list of pids
 wait $pids
+sleep 1
+kill -INT $rec
 wait $rec
 ok $? "record -f all for ${secs}s under load, hotplug, filter and chunk churn"
 for cpu in /sys/devices/system/cpu/cpu[1-9]*/online; do
