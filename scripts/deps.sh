@@ -16,7 +16,8 @@ declare -A groups=(
 	# what Kbuild, sparse (C=2) and the userspace builds call.
 	# clang and its runtime: libFuzzer and the sanitizers of make check;
 	# docutils: rst2man for the man page; groff-base renders it in the tests;
-	# gcc-multilib: the 32-bit (compat) kselftest; gcc-aarch64-linux-gnu
+	# gcc-12-multilib and libc6-dev-i386: the 32-bit (compat) kselftest (not
+	# gcc-multilib: it conflicts with the cross compiler); gcc-aarch64-linux-gnu
 	# and linux-source-6.1: the module's arm64 compile check.
 	# The BPF backend: clang (-target bpf), bpftool (vmlinux.h, skeleton),
 	# libbpf-dev with libelf-dev and zlib1g-dev (what libbpf links), xz-utils
@@ -24,7 +25,7 @@ declare -A groups=(
 	[build]="gcc make libc6-dev pkg-config libzstd-dev check libxml2-utils
 		 libxml2-dev linux-headers-amd64 sparse bc flex bison libelf-dev
 		 clang libclang-rt-14-dev python3-docutils libbpf-dev bpftool
-		 zlib1g-dev xz-utils groff-base gcc-multilib
+		 zlib1g-dev xz-utils groff-base gcc-12-multilib libc6-dev-i386
 		 gcc-aarch64-linux-gnu linux-source-6.1"
 	[vm]="linux-image-amd64 qemu-system-x86 busybox-static cpio gzip rt-tests
 	      trace-cmd stress-ng"
