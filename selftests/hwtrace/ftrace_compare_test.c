@@ -421,6 +421,21 @@ static void wait_dead_switches(struct recorder *r)
 	}
 }
 
+/*
+ * hackbench in both windows; it reports on the serial console, so the
+ * console's IRQs fall in them too.  Its exit status, or -1.
+ */
+static int run_hackbench(void)
+{
+	char *argv[] = { "hackbench", "-g", "1", "-l", hackbench_loops(), NULL };
+	pid_t hb = spawn(argv, "/dev/console");
+	int status;
+
+	if (hb < 0 || waitpid(hb, &status, 0) != hb)
+		return -1;
+	return status;
+}
+
 /* hackbench under two tracers is slow under TCG: a generous deadline */
 FIXTURE(cmp) {
 };
@@ -443,13 +458,11 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 		"-e", "irq:irq_handler_exit", "-e", "irq:softirq_entry",
 		"-e", "irq:softirq_exit", NULL,
 	};
-	char *hb_argv[] = { "hackbench", "-g", "1", "-l", hackbench_loops(), NULL };
 	long want[K_NR] = { 0 }, got[K_NR] = { 0 };
 	struct recorder *r;
 	pthread_t drainer;
-	pid_t tc, hb;
+	pid_t tc;
 	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 }, unnamed = 0;
-	int status;
 
 	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
 		SKIP(return, "trace-cmd or hackbench not installed");
@@ -459,11 +472,7 @@ TEST_F_TIMEOUT(cmp, hackbench_matches_ftrace, 900)
 	/* ftrace first, hwtrace inside it, hackbench inside both */
 	tc = start_both(r, tc_argv, &drainer);
 	ASSERT_LT(0, tc);
-	/* hackbench reports on the serial console: its IRQs fall in the window */
-	hb = spawn(hb_argv, "/dev/console");
-	ASSERT_LT(0, hb);
-	ASSERT_EQ(hb, waitpid(hb, &status, 0));
-	EXPECT_EQ(0, status);
+	EXPECT_EQ(0, run_hackbench());
 	wait_dead_switches(r);
 	ASSERT_EQ(0, stop_both(r, tc, drainer));
 
@@ -654,7 +663,6 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 		/* trace_cmd_ready() waits for this one */
 		"-e", "irq:softirq_exit", NULL,
 	};
-	char *hb_argv[] = { "hackbench", "-g", "1", "-l", hackbench_loops(), NULL };
 	/* kinds the workload always produces */
 	static const char *const must_see[] = {
 		"softirq_raise", "vector_entry", "hrtimer_start", "hrtimer_expire_entry",
@@ -663,10 +671,9 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 	long want[NR_WKINDS] = { 0 }, got[NR_WKINDS] = { 0 };
 	uint64_t t0[MAX_CPUS] = { 0 }, t1[MAX_CPUS] = { 0 };
 	long unnamed = 0, irqs = 0, unnamed_irqs = 0;
-	pid_t tc, hb, renamed = 0;
+	pid_t tc, renamed = 0;
 	struct recorder *r;
 	pthread_t drainer, th;
-	int status;
 
 	if (system("command -v trace-cmd >/dev/null && command -v hackbench >/dev/null"))
 		SKIP(return, "trace-cmd or hackbench not installed");
@@ -678,10 +685,7 @@ TEST_F_TIMEOUT(cmp, all_families_match_ftrace, 900)
 	tc = start_both(r, tc_argv, &drainer);
 	ASSERT_LT(0, tc);
 	/* an exec (the spawn), forks, wakeups, IRQs on the console */
-	hb = spawn(hb_argv, "/dev/console");
-	ASSERT_LT(0, hb);
-	ASSERT_EQ(hb, waitpid(hb, &status, 0));
-	EXPECT_EQ(0, status);
+	EXPECT_EQ(0, run_hackbench());
 	ASSERT_EQ(0, signal_child(20));
 	ASSERT_EQ(0, pthread_create(&th, NULL, rename_self, &renamed));
 	ASSERT_EQ(0, pthread_join(th, NULL));

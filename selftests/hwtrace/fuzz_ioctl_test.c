@@ -39,24 +39,6 @@
 #define MAX_ERRORS	8
 #define PG		4096UL
 
-/* xorshift64*: small, seedable, good enough to pick arguments */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545F4914F6CDD1DULL;
-}
-
-static uint32_t below(struct rng *r, uint32_t n)
-{
-	return n ? (uint32_t)(rnd(r) % n) : 0;
-}
-
 static void rng_init(struct rng *r, uint64_t seed, uint64_t stream)
 {
 	r->s = (seed ^ (stream * 0x9E3779B97F4A7C15ULL)) | 1;

@@ -40,6 +40,24 @@ static inline long hwt_ioc(int fd, unsigned long cmd, unsigned long arg)
 	return ret < 0 ? -errno : ret;
 }
 
+/* xorshift64*: small, seedable, good enough to pick arguments */
+struct rng {
+	uint64_t s;
+};
+
+static inline uint64_t rnd(struct rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545F4914F6CDD1DULL;
+}
+
+static inline uint32_t below(struct rng *r, uint32_t n)
+{
+	return n ? (uint32_t)(rnd(r) % n) : 0;
+}
+
 static inline int hwt_create(int fd, uint64_t normal, uint64_t emergency,
 			     uint32_t flags)
 {

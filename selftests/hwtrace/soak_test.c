@@ -52,23 +52,6 @@
 
 extern char **environ;
 
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545F4914F6CDD1DULL;
-}
-
-static uint32_t below(struct rng *r, uint32_t n)
-{
-	return n ? (uint32_t)(rnd(r) % n) : 0;
-}
-
 /* Consumer state of one (chunk, CPU) ring. */
 struct ring {
 	struct hwt_map m;
