@@ -94,9 +94,14 @@ demo:
 	$(MAKE) module tools
 	bash scripts/demo.sh
 
-# What CI runs: everything, host and VM, ending in "N passed, M failed".
+# Everything, host and VM, ending in "N passed, M failed".
 check:
 	bash scripts/check.sh
+
+# README's promise on a pristine Debian 12 root: make demo and make check
+# from a clean clone, nothing installed but make (what CI runs).
+check-fresh:
+	bash scripts/check-fresh.sh
 
 lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
@@ -131,4 +136,4 @@ clean:
 check-debug:
 	bash scripts/debug-kernel/check.sh
 
-.PHONY: check-debug
+.PHONY: check-debug check-fresh

@@ -6,6 +6,7 @@
 #   vm     boot the kselftests in a TCG guest
 #   lint   checkpatch.pl and kselftest headers from linux-source-6.1
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
+#   fresh  make check-fresh: a pristine Debian root (debootstrap) and a clone
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
 # usage: scripts/deps.sh [build|vm|lint|debug]...
@@ -34,9 +35,10 @@ declare -A groups=(
 	# make check-debug builds linux-source-6.1 itself: certs/ and objtool
 	# need OpenSSL and libelf headers.
 	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
+	[fresh]="debootstrap git"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug
+[ $# -gt 0 ] || set -- build vm lint debug fresh
 
 want=()
 for g in "$@"; do
