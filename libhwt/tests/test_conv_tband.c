@@ -521,8 +521,9 @@ START_TEST(test_stream_no_drops)
 END_TEST
 
 /*
- * The .bin files themselves: shared/ beside the clone, or the directory
- * HWT_TB_VECTORS names.  Missing files fail: a vector that is not read
+ * The .bin files themselves: libhwt/tests/vectors/tonbandgeraet/ (copied
+ * from the project's shared/vectors, so a clone tests on its own), or the
+ * directory HWT_TB_VECTORS names.  Missing files fail: a vector that is not read
  * checks nothing.
  */
 START_TEST(test_stream_files)
@@ -543,7 +544,7 @@ START_TEST(test_stream_files)
 		if (dir) {
 			ck_assert_int_gt(asprintf(&path, "%s/%s", dir, f[i].file), 0);
 		} else {
-			ck_assert_int_gt(asprintf(&rel, "../../shared/vectors/tonbandgeraet/%s",
+			ck_assert_int_gt(asprintf(&rel, "tests/vectors/tonbandgeraet/%s",
 						  f[i].file), 0);
 			path = tu_path(rel);
 			free(rel);
