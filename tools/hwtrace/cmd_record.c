@@ -80,7 +80,7 @@ struct rec {
 	struct hwt_consumer *cons;
 	struct hwt_writer *w;
 	int udp;
-	struct sockaddr_in addr;
+	struct net_addr addr;
 	uint32_t packet_no;
 	uint64_t udp_refused;
 	uint64_t *cpu_records;
@@ -556,8 +556,8 @@ int cmd_record(int argc, char **argv)
 			errmsg("bad UDP address '%s': udp://HOST[:PORT]", out);
 			return EXIT_USAGE;
 		}
-		r.udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (r.udp < 0 || connect(r.udp, (struct sockaddr *)&r.addr, sizeof(r.addr))) {
+		r.udp = socket(r.addr.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (r.udp < 0 || connect(r.udp, &r.addr.sa, r.addr.len)) {
 			errmsg("%s: %s", out, strerror(errno));
 			return EXIT_ERR;
 		}
