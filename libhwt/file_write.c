@@ -506,8 +506,9 @@ uint64_t hwt_writer_cpu_cost(const struct hwt_writer *w, uint32_t cpu)
 
 	if (cpu >= HWT_FILE_MAX_CPUS)
 		return UINT64_MAX;
+	/* realloc() may hold the old arrays and the new ones at once */
 	if (cpu >= w->nr_cpus)
-		n += (uint64_t)(cpu + 1 - w->nr_cpus) * CPU_ARRAYS_BYTES;
+		n += (uint64_t)(cpu + 1) * CPU_ARRAYS_BYTES;
 	if (cpu >= w->nr_cpus || !w->cpus[cpu].ev)
 		n += (uint64_t)w->block_records * HWT_EVENT_SIZE;
 	return n;

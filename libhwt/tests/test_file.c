@@ -413,7 +413,8 @@ START_TEST(test_net_counts)
 	cost = hwt_writer_cpu_cost(w, 3);
 	ck_assert_uint_ge(cost, 4096 * HWT_EVENT_SIZE);
 	ck_assert_int_eq(hwt_writer_add(w, 3, &e, 1), 0);
-	ck_assert_uint_eq(hwt_writer_mem(w), mem + cost);
+	ck_assert_uint_gt(hwt_writer_mem(w), mem + 4096 * HWT_EVENT_SIZE);
+	ck_assert_uint_le(hwt_writer_mem(w), mem + cost);
 	ck_assert_uint_eq(hwt_writer_cpu_cost(w, 3), 0);
 	ck_assert_uint_eq(hwt_writer_cpu_cost(w, 2), 4096 * HWT_EVENT_SIZE);
 	ck_assert_uint_eq(hwt_writer_cpu_cost(w, HWT_FILE_MAX_CPUS), UINT64_MAX);

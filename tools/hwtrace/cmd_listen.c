@@ -104,7 +104,10 @@ static int in_gap(const struct listener *l, size_t i, uint32_t pn)
 	return i < l->nr_gaps && l->gaps[i].from <= pn;
 }
 
-/* Bytes keeping pn would add to the gap list (it grows by doubling). */
+/*
+ * Bytes keeping pn may add to the gap list: it grows by doubling, and
+ * realloc() may hold the old array and the new one at once.
+ */
 static uint64_t gap_cost(const struct listener *l, uint32_t pn)
 {
 	size_t i = find_gap(l, pn);
@@ -113,7 +116,7 @@ static uint64_t gap_cost(const struct listener *l, uint32_t pn)
 
 	if (!new_gap || l->nr_gaps < l->cap_gaps)
 		return 0;
-	return (l->cap_gaps ? l->cap_gaps : 16) * sizeof(struct gap);
+	return (l->cap_gaps ? 2 * l->cap_gaps : 16) * sizeof(struct gap);
 }
 
 static int insert_gap(struct listener *l, size_t i, uint32_t from, uint32_t to)

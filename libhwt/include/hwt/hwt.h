@@ -94,9 +94,9 @@ int hwt_writer_set_lost_nocpu(struct hwt_writer *w, uint64_t lost);
 /* A UDP receiver's packet counters, totals so far; written at each flush. */
 int hwt_writer_set_net(struct hwt_writer *w, const struct hwt_net_counters *c);
 /*
- * Bytes the writer holds in memory now, and how many more hwt_writer_add()
- * for cpu would allocate (0 once that CPU has its block buffer), so that a
- * caller fed by others (hwtrace listen) can keep itself under a budget.
+ * Bytes the writer holds in memory now, and at most how many more
+ * hwt_writer_add() for cpu may take (0 once that CPU has its block buffer),
+ * so that a caller fed by others (hwtrace listen) can keep a budget.
  */
 uint64_t hwt_writer_mem(const struct hwt_writer *w);
 uint64_t hwt_writer_cpu_cost(const struct hwt_writer *w, uint32_t cpu);
