@@ -37,6 +37,7 @@ struct lst {
 	char out[128], errpath[128];
 	char err[16384];
 	int status;			/* exit status, 128 + signal, or -1 */
+	int keep;			/* finish() leaves the file */
 };
 
 struct result {
@@ -413,7 +414,23 @@ static void finish(struct lst *l, struct result *res)
 			res->per_packet[rec.ev.par2]++;
 	}
 	hwt_reader_close(r);
-	unlink(l->out);
+	if (!l->keep)
+		unlink(l->out);
+}
+
+/* What `hwtrace CMD FILE` prints on stdout. */
+static void run_on(const char *cmd, const char *file, char *buf, size_t len)
+{
+	char line[256];
+	FILE *p;
+	size_t n;
+
+	snprintf(line, sizeof(line), "build/hwtrace %s %s", cmd, file);
+	p = popen(line, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	pclose(p);
 }
 
 /* One packet with a CPU no writer can take: malformed, and listen goes on. */
@@ -555,6 +572,7 @@ START_TEST(test_first_sender_locks)
 	int other, port;
 
 	start(&l, "lock");
+	l.keep = 1;
 	port = sender(AF_INET, &other);
 	send_data(&l, 0, 0);
 	ck_assert_int_eq(wait_queue(&l, 0), 0);
@@ -576,6 +594,16 @@ START_TEST(test_first_sender_locks)
 	ck_assert_uint_eq(res.net.foreign, 2);
 	ck_assert_uint_eq(res.net.missing, 0);
 	check_sum(&res.net);
+
+	/* stats and dump say it too */
+	run_on("stats", l.out, l.err, sizeof(l.err));
+	ck_assert_msg(strstr(l.err, "packets:     5 received, 2 kept, 1 end-of-trace, 2 dropped:"),
+		      "%s", l.err);
+	ck_assert_msg(strstr(l.err, "0 malformed, 2 foreign, 0 over --max-cpus"), "%s", l.err);
+	run_on("dump", l.out, l.err, sizeof(l.err));
+	ck_assert_msg(strstr(l.err, "# packets: 5 received, 2 kept, 1 end, 0 malformed, 2 foreign,"),
+		      "%s", l.err);
+	unlink(l.out);
 }
 END_TEST
 
