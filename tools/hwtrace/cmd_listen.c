@@ -342,8 +342,9 @@ static int take(struct listener *l, const char *out, const uint8_t *pkt,
 	if (!l->have_sender && !l->any_sender) {
 		char addr[64];
 
-		memcpy(&l->sender.sa, from, from->sa_family == AF_INET6 ?
-		       sizeof(l->sender.in6) : sizeof(l->sender.in));
+		l->sender.len = from->sa_family == AF_INET6 ? sizeof(l->sender.in6) :
+			       sizeof(l->sender.in);
+		memcpy(&l->sender.sa, from, l->sender.len);
 		l->have_sender = 1;
 		if (!quiet)
 			errmsg("taking packets from %s only (--any-sender takes all)",
