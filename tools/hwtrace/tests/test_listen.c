@@ -517,6 +517,55 @@ START_TEST(test_reorder)
 END_TEST
 
 /*
+ * 600 numbers in a shuffled order, every seventh never sent and some sent
+ * twice: the sorted gap list splits, shrinks and closes gaps in every way.
+ */
+START_TEST(test_shuffled)
+{
+	enum { N = 600 };
+	static uint32_t order[N];
+	uint32_t seed = 0xabcd, sent = 0, dups = 0;
+	struct result res;
+	struct lst l;
+	char want[64];
+
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = i;
+	for (uint32_t i = N - 1; i > 0; i--) {
+		uint32_t j = rnd(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	start(&l, "shuffled");
+	for (uint32_t i = 0; i < N; i++) {
+		if (order[i] % 7 == 3)
+			continue;
+		send_data(&l, order[i], order[i] % 3);
+		sent++;
+		if (i % 11 == 0) {
+			send_data(&l, order[i], order[i] % 3);
+			dups++;
+		}
+		if (i % 64 == 0)
+			ck_assert_int_eq(wait_queue(&l, 0), 0);
+	}
+	send_end(&l, N);
+	finish(&l, &res);
+	ck_assert_msg(l.status == 3, "exit %d: %s", l.status, l.err);
+	ck_assert_uint_eq(res.net.kept, sent);
+	ck_assert_uint_eq(res.net.duplicate, dups);
+	ck_assert_uint_eq(res.net.missing, N - sent);
+	for (uint32_t pn = 0; pn < N; pn++)
+		ck_assert_uint_eq(res.per_packet[pn], pn % 7 == 3 ? 0 : PER_PACKET);
+	snprintf(want, sizeof(want), "%u packets missing; missing packet numbers: 3 10 17 24",
+		 N - sent);
+	ck_assert_msg(strstr(l.err, want), "%s", l.err);
+	check_sum(&res.net);
+}
+END_TEST
+
+/*
  * listen stopped while 3000 packets (3 MB) arrive: only its socket buffer
  * holds them, so it must be larger than the usual 208 KiB default.
  */
@@ -917,6 +966,7 @@ int main(void)
 	tcase_add_test(tc, test_complete);
 	tcase_add_test(tc, test_reorder);
 	tcase_add_test(tc, test_burst);
+	tcase_add_test(tc, test_shuffled);
 	tcase_add_test(tc, test_first_sender_locks);
 	tcase_add_test(tc, test_from_ipv6);
 	tcase_add_test(tc, test_ipv6);
