@@ -4,7 +4,6 @@
  * packets (from hwtrace record -o udp://..., or a S.Ha.R.K. system) into a
  * .hwt file, and say which packet numbers never arrived.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
