@@ -90,7 +90,12 @@ struct hwt_name_entry {
 	uint16_t reserved;
 } __attribute__((packed));
 
-/* COUNTERS payload: this header, then count struct hwt_cpu_counters. */
+/*
+ * COUNTERS payload: this header, then count struct hwt_cpu_counters, then
+ * (minor version 1, a UDP receiver's file only) u64 nr and nr u64 net
+ * counters in struct hwt_net_counters order.  Readers of minor 0 stop
+ * after the CPUs and never see them.
+ */
 struct hwt_counters_header {
 	uint64_t names_lost;
 	uint64_t lost_nocpu;		/* events lost on no known CPU */

@@ -64,6 +64,7 @@ struct hwt_reader {
 	struct hwt_trace_info info;
 	uint64_t *lost;
 	uint64_t *overwritten;
+	struct hwt_net_counters net;	/* info.net points here if the file has them */
 
 	struct cursor *cpus;		/* [info.nr_cpus] */
 	struct cursor **heap;
@@ -286,6 +287,38 @@ static int parse_names(struct hwt_reader *r, const uint8_t *p, size_t len,
 	return err;
 }
 
+/*
+ * A UDP receiver's counters after the CPUs (minor 1): u64 nr, nr values.
+ * Fewer than we know (an older writer) leave the rest 0; more (a newer
+ * one) are skipped.
+ */
+static int parse_net(struct hwt_reader *r, const uint8_t *p, size_t len)
+{
+	uint64_t v[HWT_NET_NR_COUNTERS] = { 0 };
+	uint64_t nr;
+
+	if (!len)
+		return 0;
+	if (len < sizeof(nr))
+		return -EBADMSG;
+	memcpy(&nr, p, sizeof(nr));
+	nr = le64toh(nr);
+	if (nr > (len - sizeof(nr)) / sizeof(uint64_t))
+		return -EBADMSG;
+	for (uint64_t i = 0; i < nr && i < HWT_NET_NR_COUNTERS; i++) {
+		memcpy(&v[i], p + (i + 1) * sizeof(uint64_t), sizeof(v[i]));
+		v[i] = le64toh(v[i]);
+	}
+	r->net = (struct hwt_net_counters) {
+		.received = v[0], .kept = v[1], .end = v[2], .malformed = v[3],
+		.foreign = v[4], .over_cpus = v[5], .over_memory = v[6],
+		.duplicate = v[7], .late = v[8], .missing = v[9],
+		.kernel_dropped = v[10],
+	};
+	r->info.net = &r->net;
+	return 0;
+}
+
 static int parse_counters(struct hwt_reader *r, const uint8_t *p, size_t len,
 			  uint32_t count)
 {
@@ -310,7 +343,8 @@ static int parse_counters(struct hwt_reader *r, const uint8_t *p, size_t len,
 		r->lost[i] = le64toh(c.lost);
 		r->overwritten[i] = le64toh(c.overwritten);
 	}
-	return 0;
+	return parse_net(r, p + (size_t)count * sizeof(struct hwt_cpu_counters),
+			 len - sizeof(h) - (size_t)count * sizeof(struct hwt_cpu_counters));
 }
 
 static int add_block(struct hwt_reader *r, uint32_t cpu, const struct block_ref *b)

@@ -17,6 +17,10 @@
 #include "internal.h"
 #include "file_fmt.h"
 
+_Static_assert(sizeof(struct hwt_net_counters) ==
+	       HWT_NET_NR_COUNTERS * sizeof(uint64_t),
+	       "HWT_NET_NR_COUNTERS counts every net counter");
+
 #define DEFAULT_BLOCK_RECORDS	4096	/* 64 KiB per CPU */
 #define NAMES_FLUSH_BYTES	(64u << 10)
 
@@ -43,6 +47,8 @@ struct hwt_writer {
 	uint64_t *overwritten;
 	uint64_t names_lost;
 	uint64_t lost_nocpu;
+	struct hwt_net_counters net;	/* a UDP receiver's, if has_net */
+	int has_net;
 	int counters_dirty;
 
 	uint8_t *names;			/* NAMES payload being built */
@@ -147,10 +153,33 @@ static int flush_names(struct hwt_writer *w)
 	return 0;
 }
 
+/* The COUNTERS payload: header, CPUs, then the net counters if any. */
+static size_t counters_size(const struct hwt_writer *w)
+{
+	return sizeof(struct hwt_counters_header) +
+	       (size_t)w->nr_cpus * sizeof(struct hwt_cpu_counters) +
+	       (w->has_net ? (1 + HWT_NET_NR_COUNTERS) * sizeof(uint64_t) : 0);
+}
+
+static void put_net(uint8_t *p, const struct hwt_net_counters *net)
+{
+	const uint64_t v[HWT_NET_NR_COUNTERS] = {
+		net->received, net->kept, net->end, net->malformed,
+		net->foreign, net->over_cpus, net->over_memory, net->duplicate,
+		net->late, net->missing, net->kernel_dropped,
+	};
+	uint64_t le = htole64(HWT_NET_NR_COUNTERS);
+
+	memcpy(p, &le, sizeof(le));
+	for (size_t i = 0; i < HWT_NET_NR_COUNTERS; i++) {
+		le = htole64(v[i]);
+		memcpy(p + (i + 1) * sizeof(le), &le, sizeof(le));
+	}
+}
+
 static int flush_counters(struct hwt_writer *w)
 {
-	size_t size = sizeof(struct hwt_counters_header) +
-		      (size_t)w->nr_cpus * sizeof(struct hwt_cpu_counters);
+	size_t size = counters_size(w);
 	struct hwt_counters_header *h;
 	struct hwt_cpu_counters *c;
 	int err;
@@ -167,6 +196,8 @@ static int flush_counters(struct hwt_writer *w)
 		c[i].lost = htole64(w->lost[i]);
 		c[i].overwritten = htole64(w->overwritten[i]);
 	}
+	if (w->has_net)
+		put_net((uint8_t *)(c + w->nr_cpus), &w->net);
 	err = put_block(w, HWT_BLOCK_COUNTERS, 0, UINT32_MAX, w->nr_cpus, h,
 			(uint32_t)size, (uint32_t)size);
 	free(h);
@@ -441,6 +472,46 @@ int hwt_writer_set_lost_nocpu(struct hwt_writer *w, uint64_t lost)
 		w->counters_dirty = 1;
 	w->lost_nocpu = lost;
 	return 0;
+}
+
+int hwt_writer_set_net(struct hwt_writer *w, const struct hwt_net_counters *c)
+{
+	if (!w->has_net || memcmp(&w->net, c, sizeof(*c)))
+		w->counters_dirty = 1;
+	w->net = *c;
+	w->has_net = 1;
+	return 0;
+}
+
+/* What grow_cpus() keeps per CPU, and flush_counters() for a moment. */
+#define CPU_ARRAYS_BYTES	(sizeof(struct cpu_buf) + 2 * sizeof(uint64_t) + \
+				 sizeof(struct hwt_cpu_counters))
+
+uint64_t hwt_writer_mem(const struct hwt_writer *w)
+{
+	uint64_t n = sizeof(*w) + (uint64_t)w->nr_cpus * CPU_ARRAYS_BYTES +
+		     counters_size(w) - (uint64_t)w->nr_cpus *
+		     sizeof(struct hwt_cpu_counters) + w->names_cap + w->zbuf_size +
+		     ZSTD_sizeof_CCtx(w->cctx);
+
+	for (uint32_t i = 0; i < w->nr_cpus; i++)
+		if (w->cpus[i].ev)
+			n += (uint64_t)w->block_records * HWT_EVENT_SIZE;
+	return n;
+}
+
+uint64_t hwt_writer_cpu_cost(const struct hwt_writer *w, uint32_t cpu)
+{
+	uint64_t n = 0;
+
+	if (cpu >= HWT_FILE_MAX_CPUS)
+		return UINT64_MAX;
+	/* realloc() may hold the old arrays and the new ones at once */
+	if (cpu >= w->nr_cpus)
+		n += (uint64_t)(cpu + 1) * CPU_ARRAYS_BYTES;
+	if (cpu >= w->nr_cpus || !w->cpus[cpu].ev)
+		n += (uint64_t)w->block_records * HWT_EVENT_SIZE;
+	return n;
 }
 
 int hwt_writer_flush(struct hwt_writer *w)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "hwt_test.h"
 #include "file_fmt.h"
@@ -354,6 +355,112 @@ static void spill(const char *path, const void *buf, size_t len)
 	fclose(f);
 }
 
+/* Offset of the payload of the last block of this type, or 0. */
+static size_t last_block(const char *buf, size_t len, uint16_t type)
+{
+	size_t off = HWT_FILE_HEADER_SIZE, found = 0;
+	struct hwt_block_header h;
+
+	while (off + sizeof(h) <= len) {
+		memcpy(&h, buf + off, sizeof(h));
+		off += sizeof(h);
+		if (le16toh(h.type) == type)
+			found = off;
+		off += le32toh(h.stored_size);
+	}
+	return found;
+}
+
+/* Rewrite block header h at p with the CRCs of its (changed) payload. */
+static void seal_block(char *p, struct hwt_block_header *h)
+{
+	h->payload_crc = htole32((uint32_t)crc32(0, (const Bytef *)p + sizeof(*h),
+						 le32toh(h->stored_size)));
+	h->header_crc = htole32((uint32_t)crc32(0, (const Bytef *)h,
+				offsetof(struct hwt_block_header, header_crc)));
+	memcpy(p, h, sizeof(*h));
+}
+
+/* hwtrace listen's packet counters ride at the end of the COUNTERS block. */
+START_TEST(test_net_counts)
+{
+	struct hwt_trace_info info = test_info(2);
+	const char *path = test_path("net.hwt");
+	struct hwt_net_counters net = { .received = 20, .kept = 10, .end = 1,
+		.malformed = 2, .foreign = 3, .over_cpus = 1, .over_memory = 1,
+		.duplicate = 2, .late = 4, .missing = 5, .kernel_dropped = 6 };
+	struct hwt_net_counters first = { .received = 1, .kept = 1 };
+	struct hwt_event e = test_event(HWT_EV_IPOINT, 0, 5, 0);
+	struct hwt_block_header h;
+	struct hwt_writer *w;
+	struct hwt_reader *r;
+	size_t len, pay, cpus_end;
+	uint64_t nr, mem, cost;
+	char *buf;
+
+	/* no net counters: none read */
+	ck_assert_int_eq(hwt_writer_open(&w, path, &info, NULL), 0);
+	ck_assert_int_eq(hwt_writer_close(w), 0);
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), 0);
+	ck_assert_ptr_null(hwt_reader_info(r)->net);
+	hwt_reader_close(r);
+
+	ck_assert_int_eq(hwt_writer_open(&w, path, &info, NULL), 0);
+	ck_assert_int_eq(hwt_writer_set_net(w, &first), 0);
+	ck_assert_int_eq(hwt_writer_flush(w), 0);
+	/* what a new CPU costs is what the writer then holds */
+	mem = hwt_writer_mem(w);
+	cost = hwt_writer_cpu_cost(w, 3);
+	ck_assert_uint_ge(cost, 4096 * HWT_EVENT_SIZE);
+	ck_assert_int_eq(hwt_writer_add(w, 3, &e, 1), 0);
+	ck_assert_uint_gt(hwt_writer_mem(w), mem + 4096 * HWT_EVENT_SIZE);
+	ck_assert_uint_le(hwt_writer_mem(w), mem + cost);
+	ck_assert_uint_eq(hwt_writer_cpu_cost(w, 3), 0);
+	ck_assert_uint_eq(hwt_writer_cpu_cost(w, 2), 4096 * HWT_EVENT_SIZE);
+	ck_assert_uint_eq(hwt_writer_cpu_cost(w, HWT_FILE_MAX_CPUS), UINT64_MAX);
+	ck_assert_int_eq(hwt_writer_set_net(w, &net), 0);
+	ck_assert_int_eq(hwt_writer_close(w), 0);
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), 0);
+	ck_assert_ptr_nonnull(hwt_reader_info(r)->net);
+	/* totals: the last block's */
+	ck_assert_mem_eq(hwt_reader_info(r)->net, &net, sizeof(net));
+	ck_assert_uint_eq(hwt_reader_info(r)->nr_cpus, 4);
+	hwt_reader_close(r);
+
+	/* an older writer's shorter list: what it lacks reads 0 */
+	buf = slurp(path, &len);
+	pay = last_block(buf, len, HWT_BLOCK_COUNTERS);
+	ck_assert_uint_gt(pay, 0);
+	cpus_end = pay + sizeof(struct hwt_counters_header) +
+		   4 * sizeof(struct hwt_cpu_counters);
+	memcpy(&h, buf + pay - sizeof(h), sizeof(h));
+	ck_assert_uint_eq(le32toh(h.stored_size), cpus_end - pay + 12 * 8);
+	nr = htole64(3);
+	memcpy(buf + cpus_end, &nr, sizeof(nr));
+	seal_block(buf + pay - sizeof(h), &h);
+	spill(path, buf, len);
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), 0);
+	ck_assert_uint_eq(hwt_reader_info(r)->net->received, 20);
+	ck_assert_uint_eq(hwt_reader_info(r)->net->end, 1);
+	ck_assert_uint_eq(hwt_reader_info(r)->net->malformed, 0);
+	ck_assert_uint_eq(hwt_reader_info(r)->net->kernel_dropped, 0);
+	hwt_reader_close(r);
+
+	/* a count beyond the payload: the block is malformed and skipped */
+	nr = htole64(12);
+	memcpy(buf + cpus_end, &nr, sizeof(nr));
+	seal_block(buf + pay - sizeof(h), &h);
+	spill(path, buf, len);
+	ck_assert_int_eq(hwt_reader_open(&r, path, NULL), HWT_PARTIAL);
+	ck_assert_int_eq(hwt_reader_status(r), HWT_READ_CORRUPT);
+	/* the first block's stand */
+	ck_assert_uint_eq(hwt_reader_info(r)->net->received, 1);
+	hwt_reader_close(r);
+	free(buf);
+	unlink(path);
+}
+END_TEST
+
 /*
  * Cut the file at every byte: the reader never crashes, says PARTIAL, and
  * yields a prefix of each CPU's records that grows with the cut.  Raw
@@ -648,6 +755,7 @@ int main(void)
 	tcase_add_test(tc, test_round_trip_zstd);
 	tcase_add_test(tc, test_zstd_smaller);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_net_counts);
 	tcase_add_test(tc, test_lost_counts);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_backwards);

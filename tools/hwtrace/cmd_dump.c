@@ -160,6 +160,15 @@ int cmd_dump(int argc, char **argv)
 		argv[optind], info->nr_cpus, info->nr_records,
 		info->clock == HWT_CLOCK_TSC ? "tsc" : "mono", info->cycles_per_msec,
 		info->hostname, info->kernel_release, info->backend, lost);
+	if (info->net)
+		fprintf(d.out, "# packets: %" PRIu64 " received, %" PRIu64 " kept, %" PRIu64
+			" end, %" PRIu64 " malformed, %" PRIu64 " foreign, %" PRIu64
+			" over_cpus, %" PRIu64 " over_memory, %" PRIu64 " duplicate, %"
+			PRIu64 " late, %" PRIu64 " missing, %" PRIu64 " kernel_dropped\n",
+			info->net->received, info->net->kept, info->net->end,
+			info->net->malformed, info->net->foreign, info->net->over_cpus,
+			info->net->over_memory, info->net->duplicate, info->net->late,
+			info->net->missing, info->net->kernel_dropped);
 	while ((ret = hwt_reader_next(d.r, &rec)) == 1) {
 		const char *name = hwt_event_name(rec.ev.code);
 		const char *fam = hwt_family_name(HWT_FAMILY(rec.ev.code));

@@ -43,8 +43,9 @@ static const char usage[] =
 "  -f FAMILIES  comma-separated: general ipoint task irq cpu prio mutex signal\n"
 "               server user data timer, or all (default all)\n"
 "  -o OUT       .hwt file (default trace.hwt), or udp://HOST[:PORT] to send\n"
-"               S.Ha.R.K. UDP packets (port 20000 by default), paced, then\n"
-"               an end-of-trace packet (see hwtrace listen)\n"
+"               S.Ha.R.K. UDP packets (port 20000 by default, an IPv6\n"
+"               HOST in brackets), paced, then an end-of-trace packet (see\n"
+"               hwtrace listen)\n"
 "  -b BUFSIZE   ring size per CPU, k/M/G suffixes (default 1M)\n"
 "  -m MODE      stream: drained live (default); stop: keep the first BUFSIZE;\n"
 "               cyclic: keep the last BUFSIZE (flight recorder); chain: two\n"
@@ -80,7 +81,7 @@ struct rec {
 	struct hwt_consumer *cons;
 	struct hwt_writer *w;
 	int udp;
-	struct sockaddr_in addr;
+	struct net_addr addr;
 	uint32_t packet_no;
 	uint64_t udp_refused;
 	uint64_t *cpu_records;
@@ -556,8 +557,8 @@ int cmd_record(int argc, char **argv)
 			errmsg("bad UDP address '%s': udp://HOST[:PORT]", out);
 			return EXIT_USAGE;
 		}
-		r.udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (r.udp < 0 || connect(r.udp, (struct sockaddr *)&r.addr, sizeof(r.addr))) {
+		r.udp = socket(r.addr.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (r.udp < 0 || connect(r.udp, &r.addr.sa, r.addr.len)) {
 			errmsg("%s: %s", out, strerror(errno));
 			return EXIT_ERR;
 		}

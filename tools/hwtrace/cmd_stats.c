@@ -11,12 +11,33 @@ static const char usage[] =
 "usage: hwtrace stats FILE\n"
 "\n"
 "Summarise FILE: duration, records per family, per event and per CPU with\n"
-"rates, events lost and records overwritten per CPU, names known.\n"
+"rates, events lost and records overwritten per CPU, names known, and for a\n"
+"trace received by hwtrace listen what became of its packets.\n"
 "\n"
 "Exit status: 0, 1 error, 2 usage, 3 the file is truncated or damaged (the\n"
 "counts cover what could be read).\n";
 
 #define NCODES	0x10000
+
+/* What hwtrace listen did with the datagrams it read. */
+static void print_net(const struct hwt_net_counters *c)
+{
+	uint64_t dropped = c->malformed + c->foreign + c->over_cpus +
+			   c->over_memory + c->duplicate;
+
+	printf("packets:     %" PRIu64 " received, %" PRIu64 " kept, %" PRIu64
+	       " end-of-trace, %" PRIu64 " dropped%s\n", c->received, c->kept,
+	       c->end, dropped, dropped ? ":" : "");
+	if (dropped)
+		printf("             %" PRIu64 " malformed, %" PRIu64 " foreign, %" PRIu64
+		       " over --max-cpus, %" PRIu64 " over --max-memory, %" PRIu64
+		       " duplicate\n", c->malformed, c->foreign, c->over_cpus,
+		       c->over_memory, c->duplicate);
+	printf("             %" PRIu64 " late, %" PRIu64 " missing, %" PRIu64
+	       " dropped by the receiver's kernel%s\n", c->late, c->missing,
+	       c->kernel_dropped, c->missing || c->kernel_dropped ?
+	       "  <-- packets are missing" : "");
+}
 
 int cmd_stats(int argc, char **argv)
 {
@@ -101,6 +122,8 @@ int cmd_stats(int argc, char **argv)
 	printf("overwritten: %" PRIu64 " records\n", ow);
 	printf("names:       %" PRIu64 " tasks, %" PRIu64 " name records lost\n",
 	       ntasks, info->names_lost);
+	if (info->net)
+		print_net(info->net);
 
 	printf("\n%-10s %12s %12s\n", "family", "events", "events/s");
 	for (unsigned int f = 0; f <= HWT_NR_FAMILIES; f++) {

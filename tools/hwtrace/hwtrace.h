@@ -51,7 +51,32 @@ int parse_families(const char *s, uint32_t *mask, FILE *err);
 void list_families(FILE *f);
 int parse_size(const char *s, uint64_t *out);
 int parse_u32(const char *s, uint32_t *out);
-int parse_udp_url(const char *s, struct sockaddr_in *addr, uint16_t def_port);
+/* An IPv4 or IPv6 socket address and its length, for bind/connect/sendto. */
+struct net_addr {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	};
+	socklen_t len;
+};
+
+/*
+ * HOST[:PORT], [IPV6][:PORT] or a bare IPv6 address (no port); HOST an
+ * IPv4 or IPv6 address or a name (its IPv4 address if it has one).
+ * def_port when no port is given (0 is allowed here, unlike a given one).
+ */
+int parse_host_port(const char *s, struct net_addr *a, uint16_t def_port);
+/* udp:// then parse_host_port(). */
+int parse_udp_url(const char *s, struct net_addr *a, uint16_t def_port);
+/* "1.2.3.4:5" or "[::1]:5"; an IPv4-mapped IPv6 address as IPv4. */
+const char *format_addr(const struct sockaddr *sa, char *buf, size_t size);
+/*
+ * Is got the source want names?  Same address (IPv4 matches its IPv6-mapped
+ * form, as a [::] socket reports IPv4 senders) and port, or any port when
+ * want's is 0.
+ */
+int addr_matches(const struct net_addr *want, const struct sockaddr *got);
 int is_udp_url(const char *s);
 int parse_chunk_flags(const char *s, uint32_t *flags);
 void format_chunk_flags(uint32_t flags, char *buf, size_t size);

@@ -189,35 +189,134 @@ int is_udp_url(const char *s)
 	return s && !strncmp(s, "udp://", 6);
 }
 
-/* udp://HOST[:PORT] with HOST an IPv4 address or a name. */
-int parse_udp_url(const char *s, struct sockaddr_in *addr, uint16_t def_port)
+/* The first IPv4 address of a name, else its first IPv6 one. */
+static int resolve(const char *host, struct net_addr *a)
 {
-	char host[256], *colon;
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM };
-	struct addrinfo *res;
-	uint32_t port = def_port;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM };
+	struct addrinfo *res, *pick = NULL;
 
-	if (!is_udp_url(s) || strlen(s + 6) >= sizeof(host))
-		return -EINVAL;
-	strcpy(host, s + 6);
-	colon = strrchr(host, ':');
-	if (colon) {
-		*colon = '\0';
-		if (parse_u32(colon + 1, &port) || !port || port > 65535)
-			return -EINVAL;
-	}
-	if (!host[0])
-		return -EINVAL;
-	memset(addr, 0, sizeof(*addr));
-	addr->sin_family = AF_INET;
-	addr->sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, host, &addr->sin_addr) == 1)
-		return 0;
 	if (getaddrinfo(host, NULL, &hints, &res))
 		return -ENOENT;
-	addr->sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET) {
+			pick = ai;
+			break;
+		}
+		if (ai->ai_family == AF_INET6 && !pick)
+			pick = ai;
+	}
+	if (pick && pick->ai_addrlen <= sizeof(a->in6)) {
+		memcpy(&a->sa, pick->ai_addr, pick->ai_addrlen);
+		a->len = pick->ai_addrlen;
+	}
 	freeaddrinfo(res);
+	return pick ? 0 : -ENOENT;
+}
+
+int parse_host_port(const char *s, struct net_addr *a, uint16_t def_port)
+{
+	const char *port_s = NULL, *end;
+	char host[256];
+	uint32_t port = def_port;
+	int bracketed = s[0] == '[';
+	size_t n;
+
+	if (bracketed) {
+		end = strchr(s, ']');
+		if (!end || (end[1] && end[1] != ':'))
+			return -EINVAL;
+		port_s = end[1] ? end + 2 : NULL;
+		s++;
+	} else {
+		end = strchr(s, ':');
+		/* one colon: HOST:PORT; more: a bare IPv6 address */
+		if (end && end == strrchr(s, ':'))
+			port_s = end + 1;
+		else
+			end = s + strlen(s);
+	}
+	n = (size_t)(end - s);
+	if (n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (port_s && (parse_u32(port_s, &port) || !port || port > 65535))
+		return -EINVAL;
+	if (!host[0])
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
+		a->in6.sin6_family = AF_INET6;
+		a->len = sizeof(a->in6);
+	} else if (bracketed || strchr(host, ':')) {
+		return -EINVAL;		/* brackets and colons: IPv6 only */
+	} else if (inet_pton(AF_INET, host, &a->in.sin_addr) == 1) {
+		a->in.sin_family = AF_INET;
+		a->len = sizeof(a->in);
+	} else if (resolve(host, a)) {
+		return -ENOENT;
+	}
+	if (a->sa.sa_family == AF_INET6)
+		a->in6.sin6_port = htons((uint16_t)port);
+	else
+		a->in.sin_port = htons((uint16_t)port);
 	return 0;
+}
+
+int parse_udp_url(const char *s, struct net_addr *a, uint16_t def_port)
+{
+	if (!is_udp_url(s))
+		return -EINVAL;
+	return parse_host_port(s + 6, a, def_port);
+}
+
+/* A copy of sa, an IPv4-mapped IPv6 address (::ffff:a.b.c.d) as IPv4. */
+static struct net_addr unmap(const struct sockaddr *sa)
+{
+	struct net_addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (sa->sa_family == AF_INET) {
+		memcpy(&a.in, sa, sizeof(a.in));
+		return a;
+	}
+	memcpy(&a.in6, sa, sizeof(a.in6));
+	if (!IN6_IS_ADDR_V4MAPPED(&a.in6.sin6_addr))
+		return a;
+	a.in.sin_port = a.in6.sin6_port;
+	memcpy(&a.in.sin_addr, &a.in6.sin6_addr.s6_addr[12], 4);
+	a.in.sin_family = AF_INET;
+	memset(&a.in6.sin6_addr, 0, sizeof(a.in6.sin6_addr));
+	return a;
+}
+
+const char *format_addr(const struct sockaddr *sa, char *buf, size_t size)
+{
+	struct net_addr a = unmap(sa);
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (a.sa.sa_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a.in6.sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, ntohs(a.in6.sin6_port));
+	} else {
+		inet_ntop(AF_INET, &a.in.sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, ntohs(a.in.sin_port));
+	}
+	return buf;
+}
+
+int addr_matches(const struct net_addr *want, const struct sockaddr *got)
+{
+	struct net_addr w = unmap(&want->sa), g = unmap(got);
+
+	if (w.sa.sa_family != g.sa.sa_family)
+		return 0;
+	if (w.sa.sa_family == AF_INET6)
+		return !memcmp(&w.in6.sin6_addr, &g.in6.sin6_addr,
+			       sizeof(w.in6.sin6_addr)) &&
+		       (!w.in6.sin6_port || w.in6.sin6_port == g.in6.sin6_port);
+	return w.in.sin_addr.s_addr == g.in.sin_addr.s_addr &&
+	       (!w.in.sin_port || w.in.sin_port == g.in.sin_port);
 }
 
 static const struct {

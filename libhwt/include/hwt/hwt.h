@@ -52,7 +52,7 @@ hwt_print_fn_t hwt_set_print(hwt_print_fn_t fn);
 /* --- .hwt trace files (Documentation/hwt-file-format.rst) ------------------ */
 
 #define HWT_FILE_VERSION_MAJOR	1
-#define HWT_FILE_VERSION_MINOR	0
+#define HWT_FILE_VERSION_MINOR	1	/* 1: COUNTERS may carry net counters */
 
 struct hwt_writer;
 
@@ -91,6 +91,15 @@ int hwt_writer_set_names_lost(struct hwt_writer *w, uint64_t names_lost);
  * program for them because one was running already), a total.
  */
 int hwt_writer_set_lost_nocpu(struct hwt_writer *w, uint64_t lost);
+/* A UDP receiver's packet counters, totals so far; written at each flush. */
+int hwt_writer_set_net(struct hwt_writer *w, const struct hwt_net_counters *c);
+/*
+ * Bytes the writer holds in memory now, and at most how many more
+ * hwt_writer_add() for cpu may take (0 once that CPU has its block buffer),
+ * so that a caller fed by others (hwtrace listen) can keep a budget.
+ */
+uint64_t hwt_writer_mem(const struct hwt_writer *w);
+uint64_t hwt_writer_cpu_cost(const struct hwt_writer *w, uint32_t cpu);
 /* Write every buffered record and name, and the loss counters, now. */
 int hwt_writer_flush(struct hwt_writer *w);
 /* Bytes written to the file so far. */

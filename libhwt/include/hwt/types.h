@@ -36,6 +36,29 @@ struct hwt_task {
 	char comm[HWT_COMM_LEN];	/* NUL-terminated, bytes as the kernel had them */
 };
 
+/*
+ * What hwtrace listen did with the datagrams it read (a .hwt COUNTERS block
+ * carries them; Documentation/hwt-file-format.rst).  received = kept + end +
+ * every drop (malformed ... duplicate); late packets are among the kept;
+ * missing counts packet numbers below the last one (or the end packet's
+ * count) whose records are not in the file.  New fields go at the end.
+ */
+struct hwt_net_counters {
+	uint64_t received;		/* datagrams read from the socket */
+	uint64_t kept;			/* data packets whose records were written */
+	uint64_t end;			/* end-of-trace packets accepted (0 or 1) */
+	uint64_t malformed;		/* not a S.Ha.R.K./hwtrace packet */
+	uint64_t foreign;		/* from a source other than the sender's */
+	uint64_t over_cpus;		/* a CPU >= the listener's --max-cpus */
+	uint64_t over_memory;		/* would have taken more than --max-memory */
+	uint64_t duplicate;		/* a packet number already kept */
+	uint64_t late;			/* kept, after a higher number had come */
+	uint64_t missing;		/* packet numbers never kept */
+	uint64_t kernel_dropped;	/* the socket buffer overflowed (any source) */
+};
+
+#define HWT_NET_NR_COUNTERS	11	/* u64 fields of struct hwt_net_counters */
+
 /* What a trace says about itself (the .hwt header plus its metadata). */
 struct hwt_trace_info {
 	uint32_t nr_cpus;
@@ -53,6 +76,8 @@ struct hwt_trace_info {
 	uint64_t nr_records;		/* records in the trace, all CPUs */
 	uint64_t names_lost;		/* name records the kernel dropped */
 	uint64_t lost_nocpu;		/* events lost on no known CPU (bpf) */
+	/* received over UDP (hwtrace listen): its packet counters, else NULL */
+	const struct hwt_net_counters *net;
 };
 
 /*

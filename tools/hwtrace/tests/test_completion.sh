@@ -79,6 +79,8 @@ expect "hwtrace ctl chunk cr" create
 expect "hwtrace ctl filter task o" on off
 expect "hwtrace snapshot -" -o -c -z --help
 expect "hwtrace help sn" snapshot
+expect "hwtrace listen --max-" --max-cpus --max-memory
+expect "hwtrace listen udp://0.0.0.0:1 --max-cpus " 
 
 # same WHAT LIST1 LIST2: the same words, in any order
 same() {
@@ -98,6 +100,9 @@ same "families" "${COMPREPLY[*]}" \
 complete_line "hwtrace convert -O "
 same "formats" "${COMPREPLY[*]}" \
 	"$(build/hwtrace convert -O bogus x 2>&1 | sed -n 's/^valid formats: //p')"
+complete_line "hwtrace listen -"
+same "listen options" "${COMPREPLY[*]}" \
+	"$(build/hwtrace listen --help | grep -oE -- '(^|[[ ])--?[a-z][a-z-]*' | tr -d '[ ' | sort -u) --help"
 
 echo "$(((checks - failures) * 100 / checks))%: Checks: $checks, Failures: $failures, Errors: 0"
 [ "$failures" -eq 0 ]

@@ -315,6 +315,51 @@ START_TEST(test_udp_paced)
 }
 END_TEST
 
+/* record -o udp://[::1]:PORT sends over IPv6: data, then the end packet. */
+START_TEST(test_udp_ipv6)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	socklen_t alen = sizeof(a);
+	struct fake_report rep;
+	char err[8192], url[64];
+	char *argv[] = { "hwtrace", "record", "-q", "-f", "task", "-m", "stop",
+			 "-b", "128k", "-d", "0.5", "-o", url, NULL };
+	int fd, size = 16 << 20, ended = 0;
+	uint32_t data = 0, end_count = 0;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	snprintf(url, sizeof(url), "udp://[::1]:%d", ntohs(a.sin6_port));
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 0);
+	check_left_clean(&rep);
+	for (;;) {
+		struct hwt_event ev[HWT_UDP_MAX_EVENTS];
+		struct hwt_udp_header h;
+		uint8_t pkt[2048];
+		ssize_t len = recv(fd, pkt, sizeof(pkt), 0);
+		uint32_t cpu;
+
+		if (len < 0)
+			break;
+		ck_assert_int_ge(hwt_udp_decode(pkt, (size_t)len, &h, &cpu, ev), 0);
+		if (cpu == HWT_UDP_END) {
+			ended++;
+			end_count = h.packet_number;
+		} else {
+			data++;
+		}
+	}
+	close(fd);
+	ck_assert_int_eq(ended, 1);
+	ck_assert_uint_gt(data, 0);
+	ck_assert_uint_eq(end_count, data);
+}
+END_TEST
+
 START_TEST(test_too_big)
 {
 	struct fake_report rep;
@@ -347,6 +392,7 @@ int main(void)
 	tcase_add_test(tc, test_too_big);
 	tcase_add_test(tc, test_udp);
 	tcase_add_test(tc, test_udp_paced);
+	tcase_add_test(tc, test_udp_ipv6);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

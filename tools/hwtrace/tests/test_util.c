@@ -123,25 +123,85 @@ END_TEST
 
 START_TEST(test_udp_url)
 {
-	struct sockaddr_in a;
+	struct net_addr a;
+	char buf[64];
 
 	ck_assert(is_udp_url("udp://1.2.3.4"));
 	ck_assert(!is_udp_url("trace.hwt"));
 	ck_assert_int_eq(parse_udp_url("udp://10.0.0.2:1234", &a, 20000), 0);
-	ck_assert_uint_eq(ntohs(a.sin_port), 1234);
-	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), 0x0A000002);
+	ck_assert_uint_eq(a.sa.sa_family, AF_INET);
+	ck_assert_uint_eq(a.len, sizeof(a.in));
+	ck_assert_uint_eq(ntohs(a.in.sin_port), 1234);
+	ck_assert_uint_eq(ntohl(a.in.sin_addr.s_addr), 0x0A000002);
 	ck_assert_int_eq(parse_udp_url("udp://127.0.0.1", &a, 20000), 0);
-	ck_assert_uint_eq(ntohs(a.sin_port), 20000);
+	ck_assert_uint_eq(ntohs(a.in.sin_port), 20000);
 	ck_assert_int_eq(parse_udp_url("udp://0.0.0.0:9", &a, 20000), 0);
-	ck_assert_uint_eq(a.sin_addr.s_addr, 0);
+	ck_assert_uint_eq(a.in.sin_addr.s_addr, 0);
 	ck_assert_int_eq(parse_udp_url("udp://localhost:7", &a, 20000), 0);
-	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), 0x7F000001);
+	ck_assert_uint_eq(a.sa.sa_family, AF_INET);
+	ck_assert_uint_eq(ntohl(a.in.sin_addr.s_addr), 0x7F000001);
 	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:0", &a, 1), -EINVAL);
 	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:65536", &a, 1), -EINVAL);
 	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:x", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://1.2.3.4:", &a, 1), -EINVAL);
 	ck_assert_int_eq(parse_udp_url("udp://", &a, 1), -EINVAL);
 	ck_assert_int_eq(parse_udp_url("udp://:5", &a, 1), -EINVAL);
 	ck_assert_int_eq(parse_udp_url("tcp://1.2.3.4:5", &a, 1), -EINVAL);
+
+	/* IPv6: in brackets with a port, bare without */
+	ck_assert_int_eq(parse_udp_url("udp://[::1]:20001", &a, 20000), 0);
+	ck_assert_uint_eq(a.sa.sa_family, AF_INET6);
+	ck_assert_uint_eq(a.len, sizeof(a.in6));
+	ck_assert(IN6_IS_ADDR_LOOPBACK(&a.in6.sin6_addr));
+	ck_assert_uint_eq(ntohs(a.in6.sin6_port), 20001);
+	ck_assert_int_eq(parse_udp_url("udp://[::]", &a, 20000), 0);
+	ck_assert(IN6_IS_ADDR_UNSPECIFIED(&a.in6.sin6_addr));
+	ck_assert_uint_eq(ntohs(a.in6.sin6_port), 20000);
+	ck_assert_int_eq(parse_udp_url("udp://fe80::2", &a, 20000), 0);
+	ck_assert_uint_eq(a.sa.sa_family, AF_INET6);
+	ck_assert_uint_eq(ntohs(a.in6.sin6_port), 20000);
+	ck_assert_str_eq(format_addr(&a.sa, buf, sizeof(buf)), "[fe80::2]:20000");
+	ck_assert_int_eq(parse_udp_url("udp://[::1", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://[::1]x", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://[::1]:", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://[1.2.3.4]:5", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://[]:5", &a, 1), -EINVAL);
+	ck_assert_int_eq(parse_udp_url("udp://::g:5", &a, 1), -EINVAL);
+}
+END_TEST
+
+/* --from: a port of 0 (none given) matches any; IPv4 matches its mapped form. */
+START_TEST(test_addr_matches)
+{
+	struct net_addr want, got;
+	char buf[64];
+
+	ck_assert_int_eq(parse_host_port("10.0.0.2", &want, 0), 0);
+	ck_assert_uint_eq(want.in.sin_port, 0);
+	ck_assert_int_eq(parse_host_port("10.0.0.2:999", &got, 0), 0);
+	ck_assert(addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("10.0.0.3:999", &got, 0), 0);
+	ck_assert(!addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("[::ffff:10.0.0.2]:7", &got, 0), 0);
+	ck_assert(addr_matches(&want, &got.sa));
+	ck_assert_str_eq(format_addr(&got.sa, buf, sizeof(buf)), "10.0.0.2:7");
+
+	ck_assert_int_eq(parse_host_port("10.0.0.2:5", &want, 0), 0);
+	ck_assert(!addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("10.0.0.2:7", &want, 0), 0);
+	ck_assert(addr_matches(&want, &got.sa));
+
+	ck_assert_int_eq(parse_host_port("::1", &want, 0), 0);
+	ck_assert_int_eq(parse_host_port("[::1]:40000", &got, 0), 0);
+	ck_assert(addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("127.0.0.1:40000", &got, 0), 0);
+	ck_assert(!addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("[::2]:40000", &got, 0), 0);
+	ck_assert(!addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("[::1]:40001", &want, 0), 0);
+	ck_assert(!addr_matches(&want, &got.sa));
+	ck_assert_int_eq(parse_host_port("", &want, 0), -EINVAL);
+	ck_assert_int_eq(parse_host_port("1.2.3.4:0", &want, 0), -EINVAL);
 }
 END_TEST
 
@@ -194,6 +254,7 @@ int main(void)
 	tcase_add_test(tc, test_size_messages);
 	tcase_add_test(tc, test_chunk_limits);
 	tcase_add_test(tc, test_udp_url);
+	tcase_add_test(tc, test_addr_matches);
 	tcase_add_test(tc, test_chunk_flags);
 	tcase_add_test(tc, test_event_codes);
 	suite_add_tcase(s, tc);
