@@ -433,7 +433,9 @@ static void lost_mark(struct pf *p, uint32_t cpu, uint64_t ts, const char *what,
 		arg_int(&a[2], "total", total);
 		nargs = 3;
 	}
-	bundle_flush(p, cpu);
+	/* the events before the loss go out unflagged; a flag pending stays */
+	if (p->cpus[cpu].n)
+		bundle_flush(p, cpu);
 	p->cpus[cpu].lost = true;
 	track_event(p, ts, cpu_track(p, cpu), INSTANT, "hwtrace", what, args, nargs);
 }
