@@ -45,7 +45,8 @@ typedef Perfetto__Protos__TrackEvent TrackEvent;
 typedef Perfetto__Protos__DebugAnnotation Annotation;
 
 struct pf_cpu {
-	uint8_t *buf;		/* packed FtraceEvents (field 2 of the bundle) */
+	uint8_t *buf;		/* packed FtraceEvents (field 2 of the bundle),
+				 * allocated at the CPU's first event */
 	size_t len;
 	uint32_t n;		/* events in buf */
 	bool lost;		/* the next bundle says events were lost before it */
@@ -279,7 +280,8 @@ static void bundle_flush(struct pf *p, uint32_t cpu)
 		*d++ = 0x0A;
 		d += put_varint(d, blen);
 		memcpy(d, head, hn);
-		memcpy(d + hn, c->buf, c->len);
+		if (c->len)
+			memcpy(d + hn, c->buf, c->len);
 		p->ob.len = (size_t)((char *)d + hn + c->len - p->ob.buf);
 	}
 	c->len = 0;
@@ -298,9 +300,11 @@ static void ft_put(struct pf *p, uint32_t cpu, uint64_t ts, uint32_t pid, FtEven
 	fe->has_pid = 1;
 	fe->pid = pid;
 	n = perfetto__protos__ftrace_event__get_packed_size(fe);
-	if (c->len + n + 11 > BUNDLE_BYTES + 1024) {
-		/* only a huge event gets here: the buffer grows for it */
-		uint8_t *b = realloc(c->buf, c->len + n + 11);
+	if (!c->buf || c->len + n + 11 > BUNDLE_BYTES + 1024) {
+		/* a CPU's first event, or a huge one: the buffer grows for it */
+		size_t cap = c->len + n + 11 > BUNDLE_BYTES + 1024 ?
+			     c->len + n + 11 : BUNDLE_BYTES + 1024;
+		uint8_t *b = realloc(c->buf, cap);
 
 		if (!b) {
 			fail(p, -ENOMEM);
@@ -1004,11 +1008,6 @@ int hwt_conv_perfetto(struct hwt_stream *in, FILE *out, const struct hwt_conv_op
 	p.nr_cpus = in->info->nr_cpus;
 	p.cpus = calloc(p.nr_cpus ? p.nr_cpus : 1, sizeof(*p.cpus));
 	ret = p.cpus ? hwt_obuf_init(&p.ob, out, 1 << 18) : -ENOMEM;
-	for (uint32_t c = 0; !ret && c < p.nr_cpus; c++) {
-		p.cpus[c].buf = malloc(BUNDLE_BYTES + 1024);
-		if (!p.cpus[c].buf)
-			ret = -ENOMEM;
-	}
 	if (!ret)
 		ret = hwt_conv_drive(&p.run, true, false, pf_mev, &p, pf_header);
 	if (!ret) {

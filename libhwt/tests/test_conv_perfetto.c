@@ -508,6 +508,39 @@ START_TEST(test_overwritten)
 }
 END_TEST
 
+/* 300 CPUs: a bundle each, only for the CPUs with events. */
+START_TEST(test_many_cpus)
+{
+	struct tu_stream t;
+	size_t seen[300] = { 0 }, bundles = 0;
+	char *buf;
+	Trace *tr;
+
+	tu_init(&t, 300, 1000000);
+	t.info.lost = NULL;	/* the fixture's array has 8 */
+	for (uint32_t c = 0; c < 300; c += 2)
+		tu_switch(&t, 100 + c, c, 0, HWT_STATE_RUNNABLE, 1000 + c);
+	tr = decode(&t, 0, &buf);
+	for (size_t i = 0; i < tr->n_packet; i++) {
+		const Perfetto__Protos__FtraceEventBundle *b = tr->packet[i]->ftrace_events;
+
+		if (tr->packet[i]->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS)
+			continue;
+		bundles++;
+		ck_assert_uint_lt(b->cpu, 300);
+		ck_assert_uint_eq(b->n_event, 1);
+		ck_assert_int_eq(b->event[0]->sched_switch->next_pid, (int32_t)(1000 + b->cpu));
+		seen[b->cpu]++;
+	}
+	ck_assert_uint_eq(bundles, 150);
+	for (uint32_t c = 0; c < 300; c++)
+		ck_assert_uint_eq(seen[c], c % 2 ? 0 : 1);
+	ck_assert_uint_eq(tr->packet[0]->system_info->num_cpus, 300);
+	done(tr, buf);
+	tu_free(&t);
+}
+END_TEST
+
 TU_MAIN("conv_perfetto", test_switches, test_task_events, test_irq_power_events,
 	test_track_events, test_bundle_losses, test_start_packets, test_mono_clock,
-	test_bundles_bounded, test_truncated, test_overwritten)
+	test_bundles_bounded, test_truncated, test_overwritten, test_many_cpus)
