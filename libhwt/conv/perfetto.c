@@ -69,6 +69,8 @@ struct pf {
 	struct hwt_obuf ob;
 	struct hwt_names names;	/* markers, locks, vectors */
 	struct hwt_mk_uses mk_uses;
+	const char *(*mk_args)[2];	/* [marker id] argument names, lazily */
+	size_t nr_mk_args;
 	uint32_t nr_cpus;
 	uint64_t num, den;	/* ns per tick */
 	struct pf_cpu *cpus;
@@ -670,28 +672,53 @@ static bool marker_is_ftrace(const struct hwt_model *m, uint32_t id)
 	       code == HWT_EV_TASK_MIGRATE;
 }
 
+/*
+ * A marker's argument names: its parameters' names in the event table,
+ * "par1"/"par2" when they share one (user events: "free").  Looked up once
+ * per marker: the table is searched linearly.
+ */
+static const char *const *marker_args(struct pf *p, uint32_t id)
+{
+	if (id >= p->nr_mk_args) {
+		size_t n = id + 1 > 2 * p->nr_mk_args ? id + 1 : 2 * p->nr_mk_args;
+		const char *(*v)[2] = realloc(p->mk_args, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + p->nr_mk_args, 0, (n - p->nr_mk_args) * sizeof(*v));
+		p->mk_args = v;
+		p->nr_mk_args = n;
+	}
+	if (!p->mk_args[id][0]) {
+		const struct hwt_marker_info *mi = hwt_model_marker(p->run.model, id);
+		const char *n1 = mi ? hwt_event_par1(mi->code) : NULL;
+		const char *n2 = mi ? hwt_event_par2(mi->code) : NULL;
+
+		if (!n1 || !n2 || !strcmp(n1, n2)) {
+			n1 = "par1";
+			n2 = "par2";
+		}
+		p->mk_args[id][0] = n1;
+		p->mk_args[id][1] = n2;
+	}
+	return p->mk_args[id];
+}
+
 static void marker_event(struct pf *p, const struct hwt_mev *ev)
 {
-	const struct hwt_marker_info *mi = hwt_model_marker(p->run.model, ev->id);
-	const char *n1 = mi ? hwt_event_par1(mi->code) : NULL;
-	const char *n2 = mi ? hwt_event_par2(mi->code) : NULL;
+	const char *const *names = marker_args(p, ev->id);
 	Annotation a[2], *args[2] = { &a[0], &a[1] };
 	int uses = hwt_mk_uses(&p->mk_uses, p->run.model, ev->id);
 	size_t nargs = 0;
 
-	if (uses < 0) {
-		fail(p, uses);
+	if (uses < 0 || !names) {
+		fail(p, -ENOMEM);
 		return;
 	}
-	/* parameters by their names in the event table, unless both share one */
-	if (!n1 || !n2 || !strcmp(n1, n2)) {
-		n1 = "par1";
-		n2 = "par2";
-	}
 	if (uses & HWT_MSG_VALUE2)
-		arg_int(&a[nargs++], n1, (int64_t)ev->value2);
+		arg_int(&a[nargs++], names[0], (int64_t)ev->value2);
 	if (uses & HWT_MSG_VALUE)
-		arg_int(&a[nargs++], n2, ev->value);
+		arg_int(&a[nargs++], names[1], ev->value);
 	track_event(p, ev->ts, ctx_track(p, ev), INSTANT, "marker",
 		    ent_name(p, HWT_ENT_MARKER, ev->idx, ev->id), args, nargs);
 }
@@ -1028,6 +1055,7 @@ int hwt_conv_perfetto(struct hwt_stream *in, FILE *out, const struct hwt_conv_op
 		free(p.irq_names[i]);
 	free(p.irq_names);
 	free(p.mk_uses.v);
+	free(p.mk_args);
 	hwt_names_free(&p.names);
 	hwt_obuf_free(&p.ob);
 	hwt_model_free(p.run.model);

@@ -286,6 +286,12 @@ START_TEST(test_track_events)
 	ck_assert_uint_eq(p->timestamp, ns(1550));
 	ck_assert_str_eq(p->track_event->name, "ipoint-3");
 	ck_assert_int_eq(arg(p->track_event, "value"), 42);
+	/* user event 2 by 600: both parameters, the table names them alike */
+	p = te_nth(tr, track_uuid(tr, NULL, 600), INSTANT, 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->track_event->name, "user_event_2");
+	ck_assert_int_eq(arg(p->track_event, "par1"), 7);
+	ck_assert_int_eq(arg(p->track_event, "par2"), 99);
 	/* x86 vector 0xec, in progress when the trace started on cpu1 */
 	p = te_nth(tr, cpu1, BEGIN, 0);
 	ck_assert_ptr_nonnull(p);
