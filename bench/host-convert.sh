@@ -19,7 +19,7 @@ cc -std=gnu11 -Wall -Wextra -Werror -O2 -Ilibhwt/include -Iinclude/uapi \
 build/bench-host/gen_trace "$tmp/big.hwt" "$events" 4
 
 echo "format,events,wall,user,sys,maxrss_kb,status" >"$outdir/host-convert.csv"
-for fmt in shark htf btf tband json atf; do
+for fmt in shark htf btf tband json atf perfetto; do
 	build/bench-host/rusage tools/hwtrace/build/hwtrace convert -O "$fmt" \
 		-o "$tmp/out.$fmt" "$tmp/big.hwt" 2>"$tmp/ru"
 	rm -f "$tmp/out.$fmt"

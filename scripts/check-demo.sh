@@ -4,7 +4,9 @@
 # make demo, checked: run scripts/demo.sh, then judge what it left in
 # out/demo/ as TAP: every file there, the trace read back whole and
 # without loss, each conversion valid by the format's own rules as far as
-# a stock tool can tell (xmllint against atf.xsd, json.tool, record sizes).
+# a stock tool can tell (xmllint against atf.xsd, json.tool, record sizes,
+# protoc against libhwt/conv/perfetto.proto, the Perfetto trace's sched
+# slices against the .hwt's switches).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -24,16 +26,17 @@ tap() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..13"
 bash scripts/demo.sh >build/demo-summary.txt 2>&1
 tap $? "make demo ran"
 sed 's/^/# /' build/demo-summary.txt
 
 missing=0
-for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.json; do
+for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.json \
+	trace.pftrace; do
 	[ -s "$out/$f" ] || { echo "# missing or empty: $f"; missing=1; }
 done
-tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json}"
+tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json,pftrace}"
 
 "$hwtrace" stats "$out/trace.hwt" >build/demo-stats.txt 2>&1
 tap $? "the trace came back whole (stats reads it without a warning)"
@@ -51,6 +54,15 @@ xmllint --noout --schema libhwt/conv/atf.xsd "$out/trace.atf" 2>build/demo-xmlli
 tap $? "trace.atf is valid against atf.xsd"
 python3 -m json.tool "$out/trace.json" >/dev/null 2>&1
 tap $? "trace.json is JSON"
+protoc --proto_path=libhwt/conv --decode=perfetto.protos.Trace \
+	libhwt/conv/perfetto.proto <"$out/trace.pftrace" >build/demo-pftrace.txt \
+	2>build/demo-protoc.txt
+tap $? "protoc decodes trace.pftrace"
+"$hwtrace" dump "$out/trace.hwt" >build/demo-dump.txt 2>&1 &&
+	/usr/bin/python3 tools/hwtrace/tests/perfetto_sched.py \
+		build/demo-pftrace.txt build/demo-dump.txt >build/demo-sched.txt 2>&1
+tap $? "trace.pftrace has every switch of every CPU of trace.hwt"
+sed 's/^/# /' build/demo-sched.txt
 size=$(stat -c %s "$out/trace.shark")
 [ $((size % 16)) -eq 0 ] && [ "$size" -gt 0 ]
 tap $? "trace.shark is whole 16-byte records ($size bytes)"

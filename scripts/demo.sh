@@ -23,6 +23,8 @@ sed -n '/^HWT-DEMO-BEGIN$/,/^HWT-DEMO-END$/p' "$log" | sed '1d;$d' |
 for fmt in htf atf btf tband shark json; do
 	"$hwtrace" convert -O "$fmt" -o "$out/trace.$fmt" "$out/trace.hwt"
 done
+# Perfetto's own extension: ui.perfetto.dev opens it by dragging it there
+"$hwtrace" convert -O perfetto -o "$out/trace.pftrace" "$out/trace.hwt"
 
 "$hwtrace" stats "$out/trace.hwt" | sed -n '1,12p'
 echo

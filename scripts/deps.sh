@@ -23,7 +23,11 @@ declare -A groups=(
 	# The BPF backend: clang (-target bpf), bpftool (vmlinux.h, skeleton),
 	# libbpf-dev with libelf-dev and zlib1g-dev (what libbpf links), xz-utils
 	# (BTF from the VM kernel's image when the host has no /sys/kernel/btf).
+	# The Perfetto converter: protobuf-c-compiler (protoc-c generates its
+	# encoder) and libprotobuf-c-dev; protobuf-compiler (protoc --decode)
+	# reads its output back in the tests.
 	[build]="gcc make libc6-dev pkg-config libzstd-dev check libxml2-utils
+		 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
 		 libxml2-dev linux-headers-amd64 sparse bc flex bison libelf-dev
 		 clang libclang-rt-14-dev python3-docutils libbpf-dev bpftool
 		 zlib1g-dev xz-utils groff-base gcc-12-multilib libc6-dev-i386

@@ -23,10 +23,11 @@ static const struct {
 	{ "tband", hwt_conv_tband },
 	{ "shark", hwt_conv_shark },
 	{ "json", hwt_conv_json },
+	{ "perfetto", hwt_conv_perfetto },
 };
 
 static const char *const format_names[] = {
-	"htf", "atf", "btf", "tband", "shark", "json", NULL,
+	"htf", "atf", "btf", "tband", "shark", "json", "perfetto", NULL,
 };
 
 const char *const *hwt_conv_formats(void)
@@ -536,6 +537,8 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool whole_pass1, bool want_stats,
 				run->stream_err = ret;
 			break;
 		}
+		if (run->rec)
+			run->rec(ctx, &rec);
 		ret = hwt_model_feed(run->model, &rec);
 		if (ret)
 			return ret;

@@ -428,6 +428,12 @@ struct hwt_conv_run {
 	uint64_t limit;		/* pass 2 stops here after a pass-1 error */
 	int stream_err;		/* first error of in->next(), 0 if none */
 	bool two_pass;
+	/*
+	 * Pass 2 hands each record to rec (if set) before the model sees it:
+	 * for a format that writes records as they are (perfetto's ftrace
+	 * events) besides the model's events.
+	 */
+	void (*rec)(void *ctx, const struct hwt_record *rec);
 };
 
 /* Called between passes with the model filled (tables known). */
@@ -451,6 +457,8 @@ HWT_CONV_HIDDEN int hwt_conv_shark(struct hwt_stream *in, FILE *out,
 				   const struct hwt_conv_opts *opts);
 HWT_CONV_HIDDEN int hwt_conv_json(struct hwt_stream *in, FILE *out,
 				  const struct hwt_conv_opts *opts);
+HWT_CONV_HIDDEN int hwt_conv_perfetto(struct hwt_stream *in, FILE *out,
+				      const struct hwt_conv_opts *opts);
 
 /* Option with a default when the caller's struct is older (shorter). */
 #define CONV_OPT(opts, field, def)					\

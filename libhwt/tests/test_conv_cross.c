@@ -7,6 +7,8 @@
  */
 #include "test_conv_check.h"
 
+#define CONV_N(a)	(sizeof(a) / sizeof((a)[0]))
+
 struct model_counts {
 	size_t n[HWT_NR_MEV];
 	size_t isr_resumes;	/* task resumes after an ISR */
@@ -193,14 +195,15 @@ END_TEST
 
 START_TEST(test_no_rewind)
 {
-	static const char *const two_pass[] = { "htf", "atf", "btf", "tband", "json" };
+	static const char *const two_pass[] = { "htf", "atf", "btf", "tband", "json",
+						 "perfetto" };
 	struct tu_stream t;
 	char *buf;
 	size_t len;
 
 	tu_fixture(&t);
 	t.no_rewind = 1;
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < CONV_N(two_pass); i++) {
 		ck_assert_int_eq(tu_convert(two_pass[i], &t.s, NULL, &buf, &len), -ESPIPE);
 		free(buf);
 	}
@@ -214,16 +217,16 @@ END_TEST
 /*
  * HTF, BTF and Tonbandgeraet read the stream once, and its start twice: pass
  * 1 stops when every CPU's start is known (the fixture: at cpu2's first
- * switch, record 15 of 44).  ATF and JSON need their tables first: two
- * whole passes.  The output is the same model either way.
+ * switch, record 15 of 44).  ATF, JSON and Perfetto need their tables
+ * first: two whole passes.  The output is the same model either way.
  */
 START_TEST(test_pass1_reads_start)
 {
-	static const char *const fmt[] = { "htf", "btf", "tband", "atf", "json" };
+	static const char *const fmt[] = { "htf", "btf", "tband", "atf", "json", "perfetto" };
 	struct tu_stream t;
 
 	tu_fixture(&t);
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < CONV_N(fmt); i++) {
 		char *buf;
 		size_t len;
 
@@ -251,16 +254,17 @@ END_TEST
 START_TEST(test_api)
 {
 	const char *const *f = hwt_conv_formats();
-	static const char *const want[] = { "htf", "atf", "btf", "tband", "shark", "json" };
+	static const char *const want[] = { "htf", "atf", "btf", "tband", "shark", "json",
+					    "perfetto" };
 	struct tu_stream t;
 	struct hwt_conv_opts o = { .sz = 1 };
 	FILE *full;
 	char *buf;
 	size_t len;
 
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < CONV_N(want); i++)
 		ck_assert_str_eq(f[i], want[i]);
-	ck_assert_ptr_null(f[6]);
+	ck_assert_ptr_null(f[CONV_N(want)]);
 	tu_fixture(&t);
 	ck_assert_int_eq(tu_convert("pdf", &t.s, NULL, &buf, &len), -EINVAL);
 	ck_assert_uint_eq(len, 0);
@@ -275,7 +279,7 @@ START_TEST(test_api)
 	/* a full disk is -EIO, for every format */
 	full = fopen("/dev/full", "w");
 	if (full) {
-		for (size_t i = 0; i < 6; i++)
+		for (size_t i = 0; i < CONV_N(want); i++)
 			ck_assert_int_eq(hwt_convert(want[i], &t.s, full, NULL), -EIO);
 		fclose(full);
 	}

@@ -8,6 +8,7 @@
  *   tband  Tonbandgeraet binary trace (COBS frames, FreeRTOS mode)
  *   shark  S.Ha.R.K. raw 16-byte records, time-ordered
  *   json   Chrome/Perfetto trace-event JSON
+ *   perfetto  Perfetto's native protobuf trace (ftrace events, track events)
  *
  * Every converter streams: memory does not grow with the trace length, only
  * with the number of tasks, IRQs and other entities.  All but shark read the
