@@ -251,16 +251,17 @@ END_TEST
 START_TEST(test_api)
 {
 	const char *const *f = hwt_conv_formats();
-	static const char *const want[] = { "htf", "atf", "btf", "tband", "shark", "json" };
+	static const char *const want[] = { "htf", "atf", "btf", "tband", "shark", "json",
+					    "ctf" };
 	struct tu_stream t;
 	struct hwt_conv_opts o = { .sz = 1 };
 	FILE *full;
 	char *buf;
 	size_t len;
 
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < 7; i++)
 		ck_assert_str_eq(f[i], want[i]);
-	ck_assert_ptr_null(f[6]);
+	ck_assert_ptr_null(f[7]);
 	tu_fixture(&t);
 	ck_assert_int_eq(tu_convert("pdf", &t.s, NULL, &buf, &len), -EINVAL);
 	ck_assert_uint_eq(len, 0);
