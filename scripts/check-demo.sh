@@ -4,7 +4,8 @@
 # make demo, checked: run scripts/demo.sh, then judge what it left in
 # out/demo/ as TAP: every file there, the trace read back whole and
 # without loss, each conversion valid by the format's own rules as far as
-# a stock tool can tell (xmllint against atf.xsd, json.tool, record sizes).
+# a stock tool can tell (xmllint against atf.xsd, json.tool, record sizes,
+# babeltrace2 and python3-bt2 for the CTF directory).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -24,7 +25,7 @@ tap() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..14"
 bash scripts/demo.sh >build/demo-summary.txt 2>&1
 tap $? "make demo ran"
 sed 's/^/# /' build/demo-summary.txt
@@ -33,7 +34,11 @@ missing=0
 for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.json; do
 	[ -s "$out/$f" ] || { echo "# missing or empty: $f"; missing=1; }
 done
-tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json}"
+if ! [ -s "$out/ctf/metadata" ] || ! [ -s "$out/ctf/channel0_0" ]; then
+	echo "# missing or empty: ctf/metadata, ctf/channel0_0"
+	missing=1
+fi
+tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json} and ctf/"
 
 "$hwtrace" stats "$out/trace.hwt" >build/demo-stats.txt 2>&1
 tap $? "the trace came back whole (stats reads it without a warning)"
@@ -58,4 +63,15 @@ head -n 1 "$out/trace.htf" | grep -q '^#Format HTF'
 tap $? "trace.htf starts with #Format HTF"
 head -n 1 "$out/trace.btf" | grep -q '^#version'
 tap $? "trace.btf starts with #version"
+babeltrace2 "$out/ctf" >build/demo-babeltrace.txt 2>build/demo-babeltrace.err &&
+	[ ! -s build/demo-babeltrace.err ]
+tap $? "babeltrace2 reads ctf/ without a warning"
+sed 's/^/# /' build/demo-babeltrace.err
+# the reader's event counts per CPU and per record code are hwtrace stats'
+/usr/bin/python3 tools/hwtrace/tests/ctf_counts.py "$out/ctf" \
+	--stats build/demo-stats.txt >build/demo-ctf-counts.txt 2>&1
+tap $? "python3-bt2 counts in ctf/ equal hwtrace stats (per CPU, per event)"
+grep -v '^COMM\|^EVENT\|^STATEDUMP' build/demo-ctf-counts.txt | sed 's/^/# /'
+grep -q '^STATEDUMP ' build/demo-ctf-counts.txt
+tap $? "ctf/ names the tasks alive at the start (lttng_statedump_process_state)"
 exit $failed

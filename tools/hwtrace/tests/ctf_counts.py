@@ -11,6 +11,9 @@
 #
 # Each CTF event name maps back to the hwtrace record it came from
 # (Documentation/hwtrace-formats.rst, CTF); an event it cannot map fails.
+#
+# ctf_counts.py DIR --stats FILE also compares with `hwtrace stats` output
+# in FILE: the counts per event and per CPU must be equal (exit 1 if not).
 import collections
 import re
 import sys
@@ -85,6 +88,44 @@ def main():
         print("EVENT %d %s %d" % (cpu, name, n))
     for cpu, n in sorted(discarded.items()):
         print("DISCARDED %d %d" % (cpu, n))
+    if len(sys.argv) == 4 and sys.argv[2] == "--stats":
+        compare(counts, sys.argv[3])
+
+
+def compare(counts, stats_file):
+    by_name, by_cpu = collections.Counter(), collections.Counter()
+    for (cpu, name), n in counts.items():
+        by_name[name] += n
+        by_cpu[cpu] += n
+    st_name, st_cpu, table = collections.Counter(), collections.Counter(), None
+    with open(stats_file) as f:
+        for line in f:
+            if line.startswith("event "):
+                table = "event"
+            elif line.startswith("cpu "):
+                table = "cpu"
+            elif table == "event":
+                m = re.match(r"(\S+)\s+0x[0-9a-f]{4}\s+(\d+)\s", line)
+                if m:
+                    st_name[m.group(1)] += int(m.group(2))
+            elif table == "cpu":
+                m = re.match(r"(\d+)\s+(\d+)\s", line)
+                if m:
+                    st_cpu[int(m.group(1))] = int(m.group(2))
+    bad = 0
+    for name in sorted(set(by_name) | set(st_name)):
+        if by_name[name] != st_name[name]:
+            print("MISMATCH %s: stats %d, CTF %d" % (name, st_name[name], by_name[name]))
+            bad = 1
+    for cpu in sorted(set(by_cpu) | set(st_cpu)):
+        if by_cpu[cpu] != st_cpu[cpu]:
+            print("MISMATCH cpu %d: stats %d, CTF %d" % (cpu, st_cpu[cpu], by_cpu[cpu]))
+            bad = 1
+    if not st_name:
+        print("MISMATCH: no event table in %s" % stats_file)
+        bad = 1
+    if bad:
+        sys.exit(1)
 
 
 main()
