@@ -726,18 +726,35 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		emit_generic(c, r, ts);
 }
 
-/* At t0, on the first record's CPU: every task alive at the start, named. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* At t0, on the first record's CPU: every task alive at the start, by tid. */
 static void emit_statedump(struct ctf *c)
 {
-	for (size_t i = 0; i < c->tcap; i++) {
-		struct ctf_task *t = &c->tasks[i];
-		uint32_t tgid;
+	uint32_t *tids = malloc((c->tn ? c->tn : 1) * sizeof(*tids));
+	size_t n = 0;
+
+	if (!tids) {
+		c->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < c->tcap; i++)
+		if (c->tasks[i].tid && c->tasks[i].at_start)
+			tids[n++] = c->tasks[i].tid;
+	qsort(tids, n, sizeof(*tids), cmp_u32);
+	for (size_t i = 0; i < n; i++) {
+		struct ctf_task *t = task_get(c, tids[i]);
+		uint32_t tgid = task_tgid(c, tids[i]);
 		uint64_t ts = c->t0;
 		uint8_t *p;
 
-		if (!t->tid || !t->at_start)
-			continue;
-		tgid = task_tgid(c, t->tid);
+		if (!t)
+			break;
 		p = event_begin(c, c->first_cpu, &ts, use_class(c, C_STATEDUMP));
 		p = put_u32(p, t->tid);
 		p = put_u32(p, t->tid);
@@ -753,6 +770,7 @@ static void emit_statedump(struct ctf *c)
 		p = put_u32(p, t->start_cpu);
 		event_end(c, c->first_cpu, p);
 	}
+	free(tids);
 }
 
 /* --- metadata ------------------------------------------------------------------------ */
