@@ -95,12 +95,12 @@ END_TEST
 START_TEST(test_convert_unknown_format)
 {
 	static struct run r;
-	char *argv[] = { "hwtrace", "convert", "-O", "ctf", "/nonexistent.hwt", NULL };
+	char *argv[] = { "hwtrace", "convert", "-O", "pdf", "/nonexistent.hwt", NULL };
 
 	run_hwtrace(&r, argv, NULL);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_msg(strstr(r.err, "unknown format 'ctf'"), "%s", r.err);
-	ck_assert_msg(strstr(r.err, "valid formats: htf atf btf tband shark json\n"),
+	ck_assert_msg(strstr(r.err, "unknown format 'pdf'"), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "valid formats: htf atf btf tband shark json ctf\n"),
 		      "%s", r.err);
 	/* refused before the file is opened: no "No such file" */
 	ck_assert_ptr_null(strstr(r.err, "nonexistent"));
