@@ -67,6 +67,7 @@ enum ctf_class {
 	C_SCHED_WAKEUP_NEW,
 	C_SCHED_FORK,
 	C_SCHED_EXIT,
+	C_SCHED_FREE,
 	C_SCHED_EXEC,
 	C_SCHED_MIGRATE,
 	C_SCHED_PI_SETPRIO,
@@ -111,6 +112,7 @@ static const struct {
 		"string _parent_comm; int32_t _parent_tid; int32_t _parent_pid; "
 		"string _child_comm; int32_t _child_tid; int32_t _child_pid;" },
 	[C_SCHED_EXIT] = { "sched_process_exit", NULL },	/* sched_task_fields */
+	[C_SCHED_FREE] = { "sched_process_free", NULL },
 	[C_SCHED_EXEC] = { "sched_process_exec",
 		"string _filename; int32_t _tid; int32_t _old_tid;" },
 	[C_SCHED_MIGRATE] = { "sched_migrate_task",
@@ -591,6 +593,16 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		if (next && (t = task_get(c, next)))
 			t->cpu = cpu;
 		s->cur = next;
+		if (HWT_SWITCH_STATE(e) != HWT_STATE_DEAD || !prev)
+			break;
+		/*
+		 * Its final switch-out: the task is gone.  No record says when
+		 * the kernel frees it; readers end a thread at sched_process_free
+		 * (Trace Compass), so it follows here, synthesized.
+		 */
+		event_end(c, cpu, p);
+		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_FREE));
+		p = put_task(c, p, prev, cpu);
 		break;
 	}
 	case HWT_EV_TASK_ACTIVATE:
@@ -612,8 +624,17 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		p = put_str(p, comm_of(c, e->par2, cpu, &t));
 		p = put_u32(p, e->par2);
 		p = put_u32(p, task_tgid(c, e->par2));
-		if (t)
-			t->boosted = false;
+		if (t) {
+			/* a child has its parent's own priority, no boost */
+			struct ctf_task *pt = parent ? task_get(c, parent) : NULL;
+			int32_t prio = pt ? pt->prio : CTF_DEFAULT_PRIO;
+
+			t = task_get(c, e->par2);	/* pt may have moved */
+			if (t) {
+				t->prio = prio;
+				t->boosted = false;
+			}
+		}
 		break;
 	}
 	case HWT_EV_TASK_END:

@@ -8,6 +8,9 @@
 #   DISCARDED <cpu> <count>                    events_discarded, as bt2 reports
 #   STATEDUMP <tid> <name>                     lttng_statedump_process_state
 #   COMM <tid> <name>                          every comm a sched_switch names
+#   FREE <cpu> <tid>                           sched_process_free (synthesized)
+#   SWITCH <cpu> <prev_tid> <prev_prio> <prev_state> <next_tid> <next_prio>
+#   PI <tid> <oldprio> <newprio>                   sched_pi_setprio
 #
 # Each CTF event name maps back to the hwtrace record it came from
 # (Documentation/hwtrace-formats.rst, CTF); an event it cannot map fails.
@@ -79,7 +82,16 @@ def main():
                 print("STATEDUMP %d %s" % (int(ev.payload_field["tid"]),
                                            str(ev.payload_field["name"])))
                 continue
+            if ev.name == "sched_process_free":
+                print("FREE %d %d" % (cpu, int(ev.payload_field["tid"])))
+                continue
+            if ev.name == "sched_pi_setprio":
+                print("PI %d %d %d" % tuple(int(ev.payload_field[f])
+                                            for f in ("tid", "oldprio", "newprio")))
             if ev.name == "sched_switch":
+                print("SWITCH %d %d %d %d %d %d" % ((cpu,) + tuple(
+                    int(ev.payload_field[f]) for f in ("prev_tid", "prev_prio", "prev_state",
+                                                       "next_tid", "next_prio"))))
                 for who in ("prev", "next"):
                     print("COMM %d %s" % (int(ev.payload_field[who + "_tid"]),
                                           str(ev.payload_field[who + "_comm"])))

@@ -101,8 +101,6 @@ static void make_trace(struct fixture *f, const char *path, uint32_t ncpu, bool 
 		add(f, c, HWT_EV_TASK_CREATE, 0, 103);
 		add(f, c, HWT_EV_TASK_ACTIVATE, (uint16_t)(c | HWT_ACTIVATE_NEW), 103);
 		add_switch(f, c, 101, 103, HWT_STATE_BLOCKED);
-		add(f, c, HWT_EV_INHERITANCE, 90, 103);
-		add(f, c, HWT_EV_SET_PRIORITY, 110, 103);
 		add(f, c, HWT_EV_VECTOR_START, 0xec, 0);
 		add(f, c, HWT_EV_VECTOR_END, 0xec, 0);
 		add(f, c, HWT_EV_VECTOR_START, 0x20, 0);
@@ -114,12 +112,15 @@ static void make_trace(struct fixture *f, const char *path, uint32_t ncpu, bool 
 		add(f, c, HWT_EV_IPOINT | HWT_CODE_FAST, 4, 0);
 		add(f, c, 0x7C, 1, 2);		/* no such code */
 		add(f, c, HWT_EV_FILTER(HWT_FAM_TIMER), 1, 0);
-		/* one record of every code the table knows */
+		/* one record of every other code the table knows */
 		for (uint32_t code = 0; code < 0x100; code++)
 			if (hwt_event_name((uint16_t)code) && code != HWT_EV_LOST &&
-			    code != HWT_EV_TASK_SCHEDULE)
+			    code != HWT_EV_TASK_SCHEDULE && code != HWT_EV_SET_PRIORITY &&
+			    code != HWT_EV_INHERITANCE)
 				add(f, c, (uint16_t)code, (uint16_t)(code == HWT_EV_INTERRUPT_START ||
 						code == HWT_EV_INTERRUPT_END ? 11 : 1), 103);
+		add(f, c, HWT_EV_INHERITANCE, 90, 103);
+		add(f, c, HWT_EV_SET_PRIORITY, 110, 103);
 		add(f, c, HWT_EV_TASK_END, 0, 103);
 		add_switch(f, c, 103, 102, HWT_STATE_DEAD);
 		add_switch(f, c, 102, 0, HWT_STATE_STOPPED);
@@ -310,6 +311,23 @@ START_TEST(test_every_code)
 	ck_assert_ptr_nonnull(strstr(kctf.text, "COMM 103 task-103\n"));
 	/* 103 is forked in the trace: no statedump */
 	ck_assert_ptr_null(strstr(kctf.text, "STATEDUMP 103 "));
+	/* its final switch-out (dead) is followed by sched_process_free */
+	for (uint32_t c = 0; c < 4; c++) {
+		snprintf(line, sizeof(line), "FREE %u 103\n", c);
+		ck_assert_ptr_nonnull(strstr(kctf.text, line));
+	}
+	ck_assert_ptr_null(strstr(kctf.text, "FREE 0 102\n"));
+	/*
+	 * prev_state in the kernel's report bits, prio as lttng writes it
+	 * (kernel prio - 100): 120 by default, 90 lent by inheritance (the
+	 * set_priority after it changes the task's own, not the boost)
+	 */
+	for (const char *const *l = (const char *const[]){
+		"SWITCH 0 100 20 1 0 20\n", "SWITCH 0 0 20 0 101 20\n",
+		"SWITCH 0 101 20 2 103 20\n", "PI 103 20 -10\n",
+		"SWITCH 0 103 -10 16 102 20\n", "SWITCH 0 102 20 4 0 20\n",
+		"SWITCH 0 0 20 64 100 20\n", NULL }; *l; l++)
+		ck_assert_msg(strstr(kctf.text, *l), "no %s", *l);
 	snprintf(line, sizeof(line), "COMM 0 swapper/3\n");
 	ck_assert_ptr_nonnull(strstr(kctf.text, line));
 	/* converting into a directory that holds something is refused */
