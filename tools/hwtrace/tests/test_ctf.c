@@ -13,7 +13,8 @@
  * does not, a fast ipoint, an x86 vector and a timer kind lttng has no
  * event for), LOST records and more losses in the header, CYC overwrites,
  * names with invalid UTF-8, control characters and quotes; and a 300-CPU
- * variant, and a truncated one.
+ * variant, and a truncated one; and traces recorded from the fake device
+ * with a tiny ring (STOP losses, CYC overwrites).
  */
 #include <check.h>
 #include <inttypes.h>
@@ -154,6 +155,7 @@ struct counts {
 	int nr_names;
 	uint64_t by_cpu[512];
 	uint64_t discarded[512];
+	uint64_t lost[512];	/* stats: lost + overwritten per CPU */
 	uint64_t switches[512];
 	char text[1 << 20];
 };
@@ -194,8 +196,10 @@ static void stats_counts(const char *hwt, struct counts *k)
 		else if (table == 1 && sscanf(line, "%63s 0x%x %" SCNu64, name, &code, &n) == 3)
 			count_name(k, name, n);
 		else if (table == 2 && sscanf(line, "%u %" SCNu64 " %lf %" SCNu64 " %" SCNu64,
-					      &cpu, &n, &rate, &x, &y) == 5 && cpu < 512)
+					      &cpu, &n, &rate, &x, &y) == 5 && cpu < 512) {
 			k->by_cpu[cpu] = n;
+			k->lost[cpu] = x + y;
+		}
 	}
 }
 
@@ -388,6 +392,43 @@ START_TEST(test_truncated)
 }
 END_TEST
 
+/*
+ * Recorded with a tiny ring under load (the fake /dev/hwtrace of
+ * test_record): every event a full STOP ring dropped and every record a
+ * CYC ring overwrote is in events_discarded, per CPU, as stats counts it.
+ */
+START_TEST(test_recorded_losses)
+{
+	static const char *const modes[] = { "stop", "cyclic" };
+	char *env[] = { FAKE_ENV("3", "3000"), NULL };
+	char hwt[256], dir[256];
+	static struct run r;
+
+	for (size_t m = 0; m < 2; m++) {
+		char *rec[] = { "hwtrace", "record", "-q", "-f", "task", "-m", (char *)modes[m],
+				"-b", "4k", "-d", "0.5", "-o", hwt, NULL };
+		uint64_t total = 0;
+
+		snprintf(hwt, sizeof(hwt), "%s/%s.hwt", run_dir, modes[m]);
+		snprintf(dir, sizeof(dir), "%s/%s-ctf", run_dir, modes[m]);
+		run_hwtrace(&r, rec, env);
+		ck_assert_msg(r.status == 0, "record -m %s: %d %s", modes[m], r.status, r.err);
+		convert(hwt, dir, 0);
+		babeltrace_reads(dir, 1);
+		stats_counts(hwt, &kst);
+		ctf_counts(dir, &kctf);
+		same_counts(&kst, &kctf, 3);
+		for (uint32_t c = 0; c < 3; c++) {
+			ck_assert_msg(kctf.discarded[c] == kst.lost[c], "%s cpu %u: discarded %"
+				      PRIu64 ", stats %" PRIu64, modes[m], c,
+				      kctf.discarded[c], kst.lost[c]);
+			total += kst.lost[c];
+		}
+		ck_assert_uint_gt(total, 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctf");
@@ -400,6 +441,7 @@ int main(void)
 	tcase_add_test(tc, test_every_code);
 	tcase_add_test(tc, test_300_cpus);
 	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_recorded_losses);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
