@@ -165,8 +165,9 @@ struct ctf_task {
 	bool boosted;
 	bool seen;		/* pass 1: first sighting classified */
 	bool at_start;		/* alive when the trace started */
+	bool cpu_known;		/* cpu is where it last ran or was sent */
 	uint8_t status;		/* CTF_SD_* at the start */
-	uint32_t cpu;		/* last CPU it was seen on */
+	uint32_t cpu;		/* pass 2: last CPU it ran on */
 	uint32_t start_cpu;
 	char comm[CTF_STR_MAX];	/* sanitized, "" until first needed */
 };
@@ -201,8 +202,8 @@ struct ctf {
 	uint16_t *code_class;	/* [NR_CODES] 0: none yet, else class id + 1 */
 	uint16_t *class_code;	/* generic class id - NR_FIXED -> code */
 	uint32_t nr_generic;
-	bool used[NR_FIXED];
 };
+
 
 /* --- tasks ------------------------------------------------------------------- */
 
@@ -299,7 +300,8 @@ static void learn(struct ctf *c, const struct hwt_record *r)
 		first_seen(c, e->par2, r->cpu, CTF_SD_RUN, false);
 		break;
 	case HWT_EV_TASK_ACTIVATE:
-		first_seen(c, e->par2, r->cpu, CTF_SD_WAIT,
+		/* its runqueue: the wakeup's target */
+		first_seen(c, e->par2, e->par1 & ~HWT_ACTIVATE_NEW, CTF_SD_WAIT,
 			   e->par1 & HWT_ACTIVATE_NEW);
 		break;
 	case HWT_EV_TASK_CREATE:
@@ -433,7 +435,7 @@ static void set_discarded(struct ctf *c, uint32_t cpu, uint64_t ts, uint64_t tot
 }
 
 /* Room for one event of cpu at ts (never before the stream's last). */
-static uint8_t *event_begin(struct ctf *c, uint32_t cpu, uint64_t *ts, uint16_t id)
+static uint8_t *event_begin(struct ctf *c, uint32_t cpu, uint64_t *ts, unsigned int id)
 {
 	struct ctf_stream *s = &c->s[cpu];
 	uint8_t *p;
@@ -481,22 +483,15 @@ static inline uint8_t *put_str(uint8_t *p, const char *s)
 
 /* --- event classes ------------------------------------------------------------------ */
 
-static uint16_t use_class(struct ctf *c, unsigned int cls)
-{
-	c->used[cls] = true;
-	return (uint16_t)cls;
-}
-
 /* The hwtrace-only class of a record's code, made when first met. */
-static int generic_class(struct ctf *c, uint16_t code, uint16_t *id)
+static uint16_t generic_class(struct ctf *c, uint16_t code)
 {
 	if (!c->code_class[code]) {
 		c->class_code[c->nr_generic] = code;
 		c->code_class[code] = (uint16_t)(NR_FIXED + c->nr_generic + 1);
 		c->nr_generic++;
 	}
-	*id = (uint16_t)(c->code_class[code] - 1);
-	return 0;
+	return (uint16_t)(c->code_class[code] - 1);
 }
 
 static int vector_class(uint32_t vector, bool exit)
@@ -557,12 +552,11 @@ static uint32_t prev_state(uint32_t hwt_state)
 
 static void emit_generic(struct ctf *c, const struct hwt_record *r, uint64_t ts)
 {
-	uint16_t code = HWT_CODE(r->ev.code), id;
+	uint16_t code = HWT_CODE(r->ev.code);
 	const char *p1 = hwt_event_par1(code), *p2 = hwt_event_par2(code);
 	uint8_t *p;
 
-	generic_class(c, code, &id);
-	p = event_begin(c, r->cpu, &ts, id);
+	p = event_begin(c, r->cpu, &ts, generic_class(c, code));
 	if (!p1 || strcmp(p1, "-"))
 		p = put_u32(p, r->ev.par1);
 	if (!p2 || strcmp(p2, "-"))
@@ -584,14 +578,16 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 	case HWT_EV_TASK_SCHEDULE: {
 		uint32_t prev = HWT_SWITCH_PREV(e), next = HWT_SWITCH_NEXT(e);
 
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_SWITCH));
+		p = event_begin(c, cpu, &ts, C_SCHED_SWITCH);
 		p = put_str(p, comm_of(c, prev, cpu, &t));
 		p = put_u32(p, prev);
 		p = put_u32(p, (uint32_t)prio_of(t));
 		p = put_u64(p, prev_state(HWT_SWITCH_STATE(e)));
 		p = put_task(c, p, next, cpu);
-		if (next && (t = task_get(c, next)))
+		if (next && (t = task_get(c, next))) {
 			t->cpu = cpu;
+			t->cpu_known = true;
+		}
 		s->cur = next;
 		if (HWT_SWITCH_STATE(e) != HWT_STATE_DEAD || !prev)
 			break;
@@ -601,15 +597,15 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		 * (Trace Compass), so it follows here, synthesized.
 		 */
 		event_end(c, cpu, p);
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_FREE));
+		p = event_begin(c, cpu, &ts, C_SCHED_FREE);
 		p = put_task(c, p, prev, cpu);
 		break;
 	}
 	case HWT_EV_TASK_ACTIVATE:
 		if (!e->par2)
 			break;
-		p = event_begin(c, cpu, &ts, use_class(c, e->par1 & HWT_ACTIVATE_NEW ?
-							C_SCHED_WAKEUP_NEW : C_SCHED_WAKEUP));
+		p = event_begin(c, cpu, &ts, e->par1 & HWT_ACTIVATE_NEW ?
+				C_SCHED_WAKEUP_NEW : C_SCHED_WAKEUP);
 		p = put_task(c, p, e->par2, cpu);
 		p = put_u32(p, e->par1 & ~HWT_ACTIVATE_NEW);
 		break;
@@ -617,7 +613,7 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		/* taken in the parent's context: the task running here */
 		uint32_t parent = s->cur;
 
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_FORK));
+		p = event_begin(c, cpu, &ts, C_SCHED_FORK);
 		p = put_str(p, comm_of(c, parent, cpu, &t));
 		p = put_u32(p, parent);
 		p = put_u32(p, task_tgid(c, parent));
@@ -638,24 +634,26 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		break;
 	}
 	case HWT_EV_TASK_END:
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_EXIT));
+		p = event_begin(c, cpu, &ts, C_SCHED_EXIT);
 		p = put_task(c, p, e->par2, cpu);
 		break;
 	case HWT_EV_TASK_EXEC:
 		/* the path is not recorded: the new comm stands for it */
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_EXEC));
+		p = event_begin(c, cpu, &ts, C_SCHED_EXEC);
 		p = put_str(p, comm_of(c, e->par2, cpu, &t));
 		p = put_u32(p, e->par2);
 		p = put_u32(p, e->par2);
 		break;
 	case HWT_EV_TASK_MIGRATE:
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_MIGRATE));
+		p = event_begin(c, cpu, &ts, C_SCHED_MIGRATE);
 		p = put_task(c, p, e->par2, cpu);
 		t = e->par2 ? task_get(c, e->par2) : NULL;
-		p = put_u32(p, t && t->seen ? t->cpu : cpu);
+		p = put_u32(p, t && t->cpu_known ? t->cpu : cpu);
 		p = put_u32(p, e->par1);
-		if (t)
+		if (t) {
 			t->cpu = e->par1;
+			t->cpu_known = true;
+		}
 		break;
 	case HWT_EV_SET_PRIORITY:
 		/* the task's own priority: no lttng event, the fields show it */
@@ -664,7 +662,7 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		emit_generic(c, r, ts);
 		return;
 	case HWT_EV_INHERITANCE:
-		p = event_begin(c, cpu, &ts, use_class(c, C_SCHED_PI_SETPRIO));
+		p = event_begin(c, cpu, &ts, C_SCHED_PI_SETPRIO);
 		p = put_task(c, p, e->par2, cpu);	/* oldprio */
 		p = put_u32(p, (uint32_t)(e->par1 - CTF_MAX_RT_PRIO));
 		if (e->par2 && (t = task_get(c, e->par2))) {
@@ -678,14 +676,14 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		char clean[HWT_NAME_MAX * 4 + 1];
 
 		hwt_name_sanitize(clean, sizeof(clean), n ? n : "", 0, HWT_SAN_CTRL);
-		p = event_begin(c, cpu, &ts, use_class(c, C_IRQ_ENTRY));
+		p = event_begin(c, cpu, &ts, C_IRQ_ENTRY);
 		p = put_u32(p, e->par1);
 		memcpy(p, clean, strlen(clean) + 1);
 		p += strlen(clean) + 1;
 		break;
 	}
 	case HWT_EV_INTERRUPT_END:
-		p = event_begin(c, cpu, &ts, use_class(c, C_IRQ_EXIT));
+		p = event_begin(c, cpu, &ts, C_IRQ_EXIT);
 		p = put_u32(p, e->par1);
 		p = put_u32(p, e->par2);
 		break;
@@ -695,7 +693,7 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		cls = HWT_CODE(e->code) == HWT_EV_SOFTIRQ_START ? C_SOFTIRQ_ENTRY :
 		      HWT_CODE(e->code) == HWT_EV_SOFTIRQ_END ? C_SOFTIRQ_EXIT :
 		      C_SOFTIRQ_RAISE;
-		p = event_begin(c, cpu, &ts, use_class(c, (unsigned int)cls));
+		p = event_begin(c, cpu, &ts, (unsigned int)cls);
 		p = put_u32(p, e->par1);
 		break;
 	case HWT_EV_VECTOR_START:
@@ -703,7 +701,7 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		cls = vector_class(e->par1, HWT_CODE(e->code) == HWT_EV_VECTOR_END);
 		if (cls < 0)
 			break;
-		p = event_begin(c, cpu, &ts, use_class(c, (unsigned int)cls));
+		p = event_begin(c, cpu, &ts, (unsigned int)cls);
 		p = put_u32(p, e->par1);
 		break;
 	case HWT_EV_TIMER_POST:
@@ -714,17 +712,17 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 			break;		/* a kind lttng has no event for */
 		cls = (e->par1 ? C_HRTIMER_START : C_TIMER_START) +
 		      (HWT_CODE(e->code) >> 4);
-		p = event_begin(c, cpu, &ts, use_class(c, (unsigned int)cls));
+		p = event_begin(c, cpu, &ts, (unsigned int)cls);
 		p = put_u64(p, e->par2);
 		break;
 	case HWT_EV_IDLE_ENTER:
 	case HWT_EV_IDLE_EXIT:
-		p = event_begin(c, cpu, &ts, use_class(c, C_CPU_IDLE));
+		p = event_begin(c, cpu, &ts, C_CPU_IDLE);
 		p = put_u32(p, HWT_CODE(e->code) == HWT_EV_IDLE_EXIT ? UINT32_MAX : e->par1);
 		p = put_u32(p, cpu);
 		break;
 	case HWT_EV_FREQUENCY:
-		p = event_begin(c, cpu, &ts, use_class(c, C_CPU_FREQUENCY));
+		p = event_begin(c, cpu, &ts, C_CPU_FREQUENCY);
 		p = put_u32(p, e->par2);
 		p = put_u32(p, e->par1);
 		break;
@@ -776,7 +774,7 @@ static void emit_statedump(struct ctf *c)
 
 		if (!t)
 			break;
-		p = event_begin(c, c->first_cpu, &ts, use_class(c, C_STATEDUMP));
+		p = event_begin(c, c->first_cpu, &ts, C_STATEDUMP);
 		p = put_u32(p, t->tid);
 		p = put_u32(p, t->tid);
 		p = put_u32(p, tgid);
