@@ -550,11 +550,28 @@ static uint32_t prev_state(uint32_t hwt_state)
 	}
 }
 
+/*
+ * The parameter names of a code from the event table ("-": unused, NULL:
+ * the table does not say); a filter change's par1 is the new status.
+ */
+static void generic_pars(uint16_t code, const char **p1, const char **p2)
+{
+	if (code >= HWT_EV_FILTER_BASE && code < HWT_EV_NEXT_CHUNK) {
+		*p1 = "status";
+		*p2 = "-";
+		return;
+	}
+	*p1 = hwt_event_par1(code);
+	*p2 = hwt_event_par2(code);
+}
+
 static void emit_generic(struct ctf *c, const struct hwt_record *r, uint64_t ts)
 {
 	uint16_t code = HWT_CODE(r->ev.code);
-	const char *p1 = hwt_event_par1(code), *p2 = hwt_event_par2(code);
+	const char *p1, *p2;
 	uint8_t *p;
+
+	generic_pars(code, &p1, &p2);
 
 	p = event_begin(c, r->cpu, &ts, generic_class(c, code));
 	if (!p1 || strcmp(p1, "-"))
@@ -839,8 +856,10 @@ static void meta_event(struct hwt_obuf *o, unsigned int id, const char *name,
 static void meta_generic(struct hwt_obuf *o, unsigned int id, uint16_t code)
 {
 	const char *name = hwt_event_name(code);
-	const char *p1 = hwt_event_par1(code), *p2 = hwt_event_par2(code);
+	const char *p1, *p2;
 	char f1[48], f2[48], fields[128], ev[48];
+
+	generic_pars(code, &p1, &p2);
 
 	if (name)
 		snprintf(ev, sizeof(ev), "hwtrace_%s", name);
