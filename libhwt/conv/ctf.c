@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hwt/events.h>
@@ -901,7 +902,15 @@ static int write_metadata(struct ctf *c)
 	for (int i = 0, n = 0; i < 16; i++)
 		n += snprintf(uuid + n, sizeof(uuid) - (size_t)n, "%02x%s", c->uuid[i],
 			      i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
-	hwt_conv_date(date, sizeof(date), info->creation_time, 'T');
+	{
+		/* ISO 8601 basic, UTC, as lttng-tools writes it: 20261125T041500+0000 */
+		time_t t = (time_t)info->creation_time;
+		struct tm tm;
+
+		if (!gmtime_r(&t, &tm))
+			memset(&tm, 0, sizeof(tm));
+		strftime(date, sizeof(date), "%Y%m%dT%H%M%S+0000", &tm);
+	}
 	ret = hwt_obuf_init(&o, NULL, 1 << 14);
 	if (ret)
 		return ret;
