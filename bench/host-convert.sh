@@ -19,10 +19,11 @@ cc -std=gnu11 -Wall -Wextra -Werror -O2 -Ilibhwt/include -Iinclude/uapi \
 build/bench-host/gen_trace "$tmp/big.hwt" "$events" 4
 
 echo "format,events,wall,user,sys,maxrss_kb,status" >"$outdir/host-convert.csv"
-for fmt in shark htf btf tband json atf perfetto; do
+# ctf writes a directory (out.ctf/)
+for fmt in shark htf btf tband json atf perfetto ctf; do
 	build/bench-host/rusage tools/hwtrace/build/hwtrace convert -O "$fmt" \
 		-o "$tmp/out.$fmt" "$tmp/big.hwt" 2>"$tmp/ru"
-	rm -f "$tmp/out.$fmt"
+	rm -rf "$tmp/out.$fmt"
 	sed -n 's/^rusage: wall=\([^ ]*\) user=\([^ ]*\) sys=\([^ ]*\) maxrss_kb=\([^ ]*\) status=\(.*\)/\1,\2,\3,\4,\5/p' "$tmp/ru" |
 		sed "s/^/$fmt,$events,/" >>"$outdir/host-convert.csv"
 done

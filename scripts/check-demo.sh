@@ -6,7 +6,8 @@
 # without loss, each conversion valid by the format's own rules as far as
 # a stock tool can tell (xmllint against atf.xsd, json.tool, record sizes,
 # protoc against libhwt/conv/perfetto.proto, the Perfetto trace's sched
-# slices against the .hwt's switches).
+# slices against the .hwt's switches, babeltrace2 and python3-bt2 for the
+# CTF directory).
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -26,7 +27,7 @@ tap() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..16"
 bash scripts/demo.sh >build/demo-summary.txt 2>&1
 tap $? "make demo ran"
 sed 's/^/# /' build/demo-summary.txt
@@ -36,7 +37,11 @@ for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.j
 	trace.pftrace; do
 	[ -s "$out/$f" ] || { echo "# missing or empty: $f"; missing=1; }
 done
-tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json,pftrace}"
+if ! [ -s "$out/ctf/metadata" ] || ! [ -s "$out/ctf/channel0_0" ]; then
+	echo "# missing or empty: ctf/metadata, ctf/channel0_0"
+	missing=1
+fi
+tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json,pftrace} and ctf/"
 
 "$hwtrace" stats "$out/trace.hwt" >build/demo-stats.txt 2>&1
 tap $? "the trace came back whole (stats reads it without a warning)"
@@ -70,4 +75,16 @@ head -n 1 "$out/trace.htf" | grep -q '^#Format HTF'
 tap $? "trace.htf starts with #Format HTF"
 head -n 1 "$out/trace.btf" | grep -q '^#version'
 tap $? "trace.btf starts with #version"
+babeltrace2 "$out/ctf" >build/demo-babeltrace.txt 2>build/demo-babeltrace.err &&
+	[ ! -s build/demo-babeltrace.err ]
+tap $? "babeltrace2 reads ctf/ without a warning"
+sed 's/^/# /' build/demo-babeltrace.err
+# the reader's event counts per CPU and per record code are hwtrace stats'
+/usr/bin/python3 tools/hwtrace/tests/ctf_counts.py "$out/ctf" \
+	--stats build/demo-stats.txt >build/demo-ctf-counts.txt 2>&1
+tap $? "python3-bt2 counts in ctf/ equal hwtrace stats (per CPU, per event)"
+grep -v '^COMM \|^EVENT \|^STATEDUMP \|^SWITCH \|^PI \|^FREE ' build/demo-ctf-counts.txt |
+	sed 's/^/# /'
+grep -q '^STATEDUMP ' build/demo-ctf-counts.txt
+tap $? "ctf/ names the tasks alive at the start (lttng_statedump_process_state)"
 exit $failed

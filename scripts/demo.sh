@@ -25,10 +25,13 @@ for fmt in htf atf btf tband shark json; do
 done
 # Perfetto's own extension: ui.perfetto.dev opens it by dragging it there
 "$hwtrace" convert -O perfetto -o "$out/trace.pftrace" "$out/trace.hwt"
+# CTF is a directory: babeltrace2 out/demo/ctf, or Trace Compass
+"$hwtrace" convert -O ctf -o "$out/ctf" "$out/trace.hwt"
 
 "$hwtrace" stats "$out/trace.hwt" | sed -n '1,12p'
 echo
 echo "files in $out:"
-for f in "$out"/*; do
-	printf '  %-24s %10d bytes\n' "${f##*/}" "$(stat -c %s "$f")"
+for f in "$out"/* "$out"/ctf/*; do
+	[ -f "$f" ] || continue
+	printf '  %-24s %10d bytes\n' "${f#"$out"/}" "$(stat -c %s "$f")"
 done

@@ -26,12 +26,14 @@ declare -A groups=(
 	# The Perfetto converter: protobuf-c-compiler (protoc-c generates its
 	# encoder) and libprotobuf-c-dev; protobuf-compiler (protoc --decode)
 	# reads its output back in the tests.
+	# babeltrace2 and python3-bt2: test_ctf reads hwtrace's CTF output with
+	# them (and fails without them).
 	[build]="gcc make libc6-dev pkg-config libzstd-dev check libxml2-utils
 		 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler
 		 libxml2-dev linux-headers-amd64 sparse bc flex bison libelf-dev
 		 clang libclang-rt-14-dev python3-docutils libbpf-dev bpftool
 		 zlib1g-dev xz-utils groff-base gcc-12-multilib libc6-dev-i386
-		 gcc-aarch64-linux-gnu linux-source-6.1"
+		 gcc-aarch64-linux-gnu linux-source-6.1 babeltrace2 python3-bt2"
 	[vm]="linux-image-amd64 qemu-system-x86 busybox-static cpio gzip rt-tests
 	      trace-cmd stress-ng"
 	# xz-utils: linux-source-6.1 ships as .tar.xz.

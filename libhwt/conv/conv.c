@@ -26,8 +26,16 @@ static const struct {
 	{ "perfetto", hwt_conv_perfetto },
 };
 
+static const struct {
+	const char *name;
+	int (*fn)(struct hwt_stream *in, const char *dir,
+		  const struct hwt_conv_opts *opts);
+} dir_formats[] = {
+	{ "ctf", hwt_conv_ctf },
+};
+
 static const char *const format_names[] = {
-	"htf", "atf", "btf", "tband", "shark", "json", "perfetto", NULL,
+	"htf", "atf", "btf", "tband", "shark", "json", "perfetto", "ctf", NULL,
 };
 
 const char *const *hwt_conv_formats(void)
@@ -47,6 +55,35 @@ int hwt_convert(const char *format, struct hwt_stream *in, FILE *out,
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(formats); i++) {
 		if (!strcmp(format, formats[i].name)) {
 			ret = formats[i].fn(in, out, opts);
+			break;
+		}
+	}
+out:
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+int hwt_conv_format_is_dir(const char *format)
+{
+	for (size_t i = 0; format && i < CONV_ARRAY_SIZE(dir_formats); i++)
+		if (!strcmp(format, dir_formats[i].name))
+			return 1;
+	return 0;
+}
+
+int hwt_convert_dir(const char *format, struct hwt_stream *in, const char *dir,
+		    const struct hwt_conv_opts *opts)
+{
+	int ret = -EINVAL;
+
+	if (!format || !in || !in->info || !in->next || !dir || !dir[0])
+		goto out;
+	if (opts && opts->sz < sizeof(size_t))
+		goto out;
+	for (size_t i = 0; i < CONV_ARRAY_SIZE(dir_formats); i++) {
+		if (!strcmp(format, dir_formats[i].name)) {
+			ret = dir_formats[i].fn(in, dir, opts);
 			break;
 		}
 	}

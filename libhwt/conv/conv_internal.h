@@ -459,6 +459,9 @@ HWT_CONV_HIDDEN int hwt_conv_json(struct hwt_stream *in, FILE *out,
 				  const struct hwt_conv_opts *opts);
 HWT_CONV_HIDDEN int hwt_conv_perfetto(struct hwt_stream *in, FILE *out,
 				      const struct hwt_conv_opts *opts);
+/* A directory format. */
+HWT_CONV_HIDDEN int hwt_conv_ctf(struct hwt_stream *in, const char *dir,
+				 const struct hwt_conv_opts *opts);
 
 /* Option with a default when the caller's struct is older (shorter). */
 #define CONV_OPT(opts, field, def)					\

@@ -255,7 +255,7 @@ START_TEST(test_api)
 {
 	const char *const *f = hwt_conv_formats();
 	static const char *const want[] = { "htf", "atf", "btf", "tband", "shark", "json",
-					    "perfetto" };
+					    "perfetto", "ctf" };
 	struct tu_stream t;
 	struct hwt_conv_opts o = { .sz = 1 };
 	FILE *full;
@@ -276,11 +276,13 @@ START_TEST(test_api)
 	ck_assert_int_eq(tu_convert("tband", &t.s, &o, &buf, &len), 0);
 	free(buf);
 	ck_assert_int_eq(hwt_convert("htf", NULL, stdout, NULL), -EINVAL);
-	/* a full disk is -EIO, for every format */
+	/* a full disk is -EIO, for every format that writes a file (ctf, a
+	 * directory, is refused by hwt_convert) */
 	full = fopen("/dev/full", "w");
 	if (full) {
 		for (size_t i = 0; i < CONV_N(want); i++)
-			ck_assert_int_eq(hwt_convert(want[i], &t.s, full, NULL), -EIO);
+			ck_assert_int_eq(hwt_convert(want[i], &t.s, full, NULL),
+					 hwt_conv_format_is_dir(want[i]) ? -EINVAL : -EIO);
 		fclose(full);
 	}
 	tu_free(&t);

@@ -16,10 +16,13 @@ static const char usage[] =
 "Convert a .hwt file.  Formats: htf (AMALTHEA hardware trace), atf\n"
 "(ALL-TIMES), btf (Best Trace Format), tband (Tonbandgeraet), shark (raw\n"
 "S.Ha.R.K. records, time-ordered), json (Chrome/Perfetto JSON), perfetto\n"
-"(Perfetto's native protobuf: CPU tracks, thread states, wakeups).\n"
+"(Perfetto's native protobuf: CPU tracks, thread states, wakeups), ctf\n"
+"(CTF 1.8 as an LTTng kernel trace, for babeltrace2 and Trace Compass: a\n"
+"directory).\n"
 "\n"
 "  -O FORMAT     output format\n"
-"  -o OUT        output file (default: standard output)\n"
+"  -o OUT        output file (default: standard output); for ctf a new or\n"
+"                empty directory, required\n"
 "  --btf-isr-i   BTF: type I for interrupt routines (BTF >= 2.1.5), not ISR\n"
 "  --core N      tband: only core N (default: one stream, core_id events)\n"
 "  --cpu N       shark: only CPU N (default: all CPUs interleaved)\n"
@@ -116,26 +119,40 @@ int cmd_convert(int argc, char **argv)
 		list_formats(stderr);
 		return EXIT_USAGE;
 	}
+	if (hwt_conv_format_is_dir(format) && !outname) {
+		errmsg("%s writes a directory: give it with -o DIR", format);
+		return EXIT_USAGE;
+	}
 	ret = open_trace(argv[optind], &r);
 	if (ret < 0) {
 		return EXIT_ERR;
 	}
-	if (outname) {
+	if (hwt_conv_format_is_dir(format)) {
+		out = NULL;
+		hwt_reader_stream(r, &s);
+		ret = hwt_convert_dir(format, &s, outname, &copts);
+		if (ret < 0 && ret != -EBADMSG) {
+			errmsg("convert to %s: %s: %s", format, outname, strerror(-ret));
+			goto out;
+		}
+	} else if (outname) {
 		out = fopen(outname, "wb");
 		if (!out) {
 			errmsg("%s: %s", outname, strerror(errno));
 			goto out;
 		}
 	}
-	hwt_reader_stream(r, &s);
-	ret = hwt_convert(format, &s, out, &copts);
-	if (fflush(out) || ferror(out)) {
-		errmsg("%s: %s", outname ? outname : "stdout", strerror(errno));
-		goto out;
-	}
-	if (ret < 0 && ret != -EBADMSG) {
-		errmsg("convert to %s: %s", format, strerror(-ret));
-		goto out;
+	if (out) {
+		hwt_reader_stream(r, &s);
+		ret = hwt_convert(format, &s, out, &copts);
+		if (fflush(out) || ferror(out)) {
+			errmsg("%s: %s", outname ? outname : "stdout", strerror(errno));
+			goto out;
+		}
+		if (ret < 0 && ret != -EBADMSG) {
+			errmsg("convert to %s: %s", format, strerror(-ret));
+			goto out;
+		}
 	}
 	status = hwt_reader_status(r);
 	if (ret == -EBADMSG || status) {

@@ -9,6 +9,8 @@
  *   shark  S.Ha.R.K. raw 16-byte records, time-ordered
  *   json   Chrome/Perfetto trace-event JSON
  *   perfetto  Perfetto's native protobuf trace (ftrace events, track events)
+ *   ctf    CTF 1.8 laid out as an lttng-modules kernel trace: a directory
+ *          (metadata + one stream per CPU) for babeltrace2 and Trace Compass
  *
  * Every converter streams: memory does not grow with the trace length, only
  * with the number of tasks, IRQs and other entities.  All but shark read the
@@ -58,6 +60,22 @@ int hwt_convert(const char *format, struct hwt_stream *in, FILE *out,
 
 /* The format names, NULL-terminated, in the order above. */
 const char *const *hwt_conv_formats(void);
+
+/*
+ * 1 if format writes a directory (ctf) rather than one file, else 0
+ * (also for an unknown format).  Since LIBHWT_1.1.
+ */
+int hwt_conv_format_is_dir(const char *format);
+
+/*
+ * Convert in to a directory format, writing into dir: created if missing,
+ * refused with -ENOTEMPTY if it holds anything (a stale stream of another
+ * trace would join this one).  Returns as hwt_convert(); -EINVAL for a
+ * format that writes one file (and hwt_convert() refuses a directory
+ * format the same way).  Since LIBHWT_1.1.
+ */
+int hwt_convert_dir(const char *format, struct hwt_stream *in, const char *dir,
+		    const struct hwt_conv_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -100,7 +100,7 @@ START_TEST(test_convert_unknown_format)
 	run_hwtrace(&r, argv, NULL);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_msg(strstr(r.err, "unknown format 'pdf'"), "%s", r.err);
-	ck_assert_msg(strstr(r.err, "valid formats: htf atf btf tband shark json perfetto\n"),
+	ck_assert_msg(strstr(r.err, "valid formats: htf atf btf tband shark json perfetto ctf\n"),
 		      "%s", r.err);
 	/* refused before the file is opened: no "No such file" */
 	ck_assert_ptr_null(strstr(r.err, "nonexistent"));
