@@ -92,6 +92,10 @@ create() {
 	tar -C "$dir" -xf "$tarball"
 	copy_sources "$dir"
 	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+	# what Debian's installer writes and debootstrap does not: localhost
+	[ -s "$dir/etc/hosts" ] ||
+		printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+			>"$dir/etc/hosts"
 }
 
 run() {
