@@ -876,27 +876,37 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Sleep, then drain, as libhwt's consumer does for the module (consumer.c
+ * says why): every drain takes what a whole wait gathered, in bulk, and a
+ * drain at a real-time priority never spins on a ring that fills slowly.
+ * The BPF rings have no watermark wakeup: wait_us is the sleep.
+ */
 int64_t hwt_bpf_poll(struct hwt_bpf *b, int timeout_ms, uint32_t wait_us,
 		     hwt_sink_fn_t sink, void *ctx)
 {
 	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
-	struct timespec ts;
 
 	if (!wait_us)
 		wait_us = 10000;
-	ts.tv_sec = wait_us / 1000000;
-	ts.tv_nsec = (long)(wait_us % 1000000) * 1000;
 	if (b->mode == HWT_CHUNK_CYC)
 		return hwt_err(-EINVAL);
 	for (;;) {
-		int64_t n = hwt_bpf_consume(b, 0, sink, ctx);
+		int64_t left = deadline - now_ms(), n;
+		uint64_t us = wait_us;
+		struct timespec ts;
 
-		if (n)
-			return n;
-		if (now_ms() >= deadline)
-			return 0;
-		if (nanosleep(&ts, NULL))
+		if (left < 0)
+			left = 0;
+		if ((uint64_t)left * 1000 < us)
+			us = (uint64_t)left * 1000;
+		ts.tv_sec = (time_t)(us / 1000000);
+		ts.tv_nsec = (long)(us % 1000000) * 1000;
+		if (us && nanosleep(&ts, NULL))
 			return hwt_err(-errno);
+		n = hwt_bpf_consume(b, 0, sink, ctx);
+		if (n || now_ms() >= deadline)
+			return n;
 	}
 }
 

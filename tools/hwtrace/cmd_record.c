@@ -36,7 +36,8 @@
 static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
-"                      [-w MS] [--backend=module|bpf|auto] [-v] [-- COMMAND ARGS...]\n"
+"                      [-w MS] [-r PRIO] [--backend=module|bpf|auto] [-v]\n"
+"                      [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -55,6 +56,8 @@ static const char usage[] =
 "  -q           no live status line\n"
 "  -w MS        longest sleep between drains; a ring a quarter full wakes\n"
 "               the recorder earlier (default 10)\n"
+"  -r PRIO      --rt-prio: drain at real-time priority PRIO (SCHED_FIFO, 1..99;\n"
+"               root or CAP_SYS_NICE); COMMAND keeps its own policy\n"
 "  --backend=B  module: /dev/hwtrace (hwtrace.ko); bpf: BPF programs, no module\n"
 "               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"
 "               cyclic); auto (default): the module if loaded, else bpf\n"
@@ -76,6 +79,7 @@ struct rec_opts {
 	int bufsize_given;
 	enum backend backend;
 	int verbose;
+	int rt_prio;			/* SCHED_FIFO for the drain, 0: none */
 	struct hwt_writer_opts wopts;
 	char **cmd;			/* the command to run, or NULL */
 };
@@ -303,6 +307,7 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "rt-prio", required_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -313,7 +318,7 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 
 	if (want_help(argc, argv, usage))
 		return EXIT_OK;
-	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:r:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (parse_families(optarg, &o->families, stderr))
@@ -358,6 +363,10 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 				errmsg("bad wait '%s': 1..10000 ms", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'r':
+			if (rec_parse_rt_prio(optarg, &o->rt_prio))
+				return EXIT_USAGE;
 			break;
 		case 'B':
 			if (!strcmp(optarg, "module")) {
@@ -511,6 +520,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* after the fork: the command keeps the policy it was started with */
+	if (o.rt_prio && rec_set_rt_prio(o.rt_prio))
+		goto out;
 	install_stop_handlers();
 	ret = r.be->enable(&r);
 	if (ret < 0) {

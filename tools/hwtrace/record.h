@@ -91,6 +91,17 @@ void rec_free(struct rec *r);
 void rec_drain(struct rec *r);
 /* Disable tracing, then take everything left and close the output. */
 void rec_drain_rest(struct rec *r);
+/*
+ * -r PRIO: a SCHED_FIFO priority (1..99) into *prio; 0, or -1 with the
+ * range said.
+ */
+int rec_parse_rt_prio(const char *s, int *prio);
+/*
+ * The drain (the calling thread) at SCHED_FIFO prio, as trace-cmd -r: a
+ * busy machine cannot starve it until its rings overflow.  0, or -errno
+ * with the reason said.
+ */
+int rec_set_rt_prio(int prio);
 /* Events, losses per CPU and warnings, to stderr. */
 void rec_summary(const struct rec *r);
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -51,6 +52,34 @@ void rec_free(struct rec *r)
 	free(r->lost);
 	free(r->ow);
 	r->cpu_records = r->lost = r->ow = NULL;
+}
+
+int rec_parse_rt_prio(const char *s, int *prio)
+{
+	int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
+	uint32_t v;
+
+	if (parse_u32(s, &v) || v < (uint32_t)lo || v > (uint32_t)hi) {
+		errmsg("bad real-time priority '%s': %d..%d (SCHED_FIFO)", s, lo, hi);
+		return -1;
+	}
+	*prio = (int)v;
+	return 0;
+}
+
+int rec_set_rt_prio(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 0;
+	if (errno == EPERM)
+		errmsg("real-time priority %d refused (EPERM): SCHED_FIFO needs root, CAP_SYS_NICE\n"
+		       "  or an RLIMIT_RTPRIO of at least %d (ulimit -r); or record without -r",
+		       prio, prio);
+	else
+		errmsg("real-time priority %d: %s", prio, strerror(errno));
+	return -errno;
 }
 
 static int udp_send(struct rec *r, const void *pkt, size_t len)
