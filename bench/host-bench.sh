@@ -36,7 +36,7 @@ die() {
 [ "$runs" -ge 7 ] || die "HWT_BENCH_RUNS=$runs: at least 7 runs"
 [ -r /sys/kernel/btf/vmlinux ] || die "no /sys/kernel/btf/vmlinux: the bpf backend needs BTF"
 [ -x "$hwtrace" ] || die "$hwtrace missing: make tools"
-for t in perf bpftrace hackbench; do
+for t in perf bpftrace hackbench bpftool python3; do
 	command -v "$t" >/dev/null || die "$t missing: bash scripts/deps.sh bench"
 done
 perf --version >/dev/null 2>&1 || die "perf does not run here: $(perf --version 2>&1 | head -n 1)"
@@ -49,8 +49,10 @@ if [ ! -d "$tracing/events" ]; then
 	mounted=1
 fi
 tmp=$(mktemp -d)
+stats_was=
 cleanup() {
 	rm -rf "$tmp"
+	if [ -n "$stats_was" ]; then sysctl -q kernel.bpf_stats_enabled="$stats_was"; fi
 	if [ -n "$mounted" ]; then umount "$tracing" || true; fi
 }
 trap cleanup EXIT
@@ -138,6 +140,36 @@ for run in $(seq 1 "$runs"); do
 	done
 done
 
+# What one run of each BPF program costs (kernel.bpf_stats_enabled: the
+# kernel times every run), read by bpftool while the tracer is still
+# attached, from a command run under it.  A pass of its own: the stats
+# add two clock reads per run, which the rounds above must not pay.
+# shellcheck disable=SC2016 # $1 is python's
+costs() {
+	python3 -c '
+import json, sys
+path, label, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+def ours(n):
+    return any(n.startswith(w[:-1]) if w.endswith("*") else n == w[:15] for w in names)
+rows = [p for p in json.load(open(path)) if p.get("run_cnt") and ours(p.get("name", ""))]
+for p in sorted(rows, key=lambda p: -p["run_cnt"]):
+    print("| %s | %s | %d | %.1f |" % (label, p["name"], p["run_cnt"], p["run_time_ns"] / p["run_cnt"]))
+' "$@"
+}
+stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q kernel.bpf_stats_enabled=1
+# a script: bpftrace -c splits its command at spaces, quotes or not
+echo "hackbench $hb_args >/dev/null; bpftool -j prog show >$tmp/progs.json" >"$tmp/show.sh"
+"$hwtrace" record --backend=bpf -q -f task,irq -b "${buf_kb}k" -o "$tmp/t.hwt" \
+	-- /bin/sh "$tmp/show.sh" 2>"$tmp/err" || die "hwtrace: $(cat "$tmp/err")"
+costs "$tmp/progs.json" hwtrace-bpf 'hwt_*' >"$tmp/costs"
+bpftrace -e "$bt_probes { @n = count(); }" -c "/bin/sh $tmp/show.sh" >"$tmp/out" 2>&1 ||
+	die "bpftrace: $(tail -n 5 "$tmp/out")"
+# bpftrace names its programs after their tracepoints
+costs "$tmp/progs.json" bpftrace "${tps[@]#*:}" >>"$tmp/costs"
+sysctl -q kernel.bpf_stats_enabled="$stats_was"
+stats_was=
+
 # --- host.md --------------------------------------------------------------
 cpu=$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)
 mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
@@ -187,5 +219,14 @@ virt=$(systemd-detect-virt 2>/dev/null || true)
 	echo "in the file, its start/stop and name records included; perf: samples"
 	echo "written). Lost: hwtrace's per-CPU lost counters (and events the kernel ran"
 	echo "no program for); perf's lost samples. Every run: host.csv."
+	echo
+	echo "## What one run of each BPF program costs (kernel.bpf_stats_enabled)"
+	echo
+	echo "One more hackbench under each, with the kernel timing every program run"
+	echo "(the trampoline's cost is not in it); programs that ran, most runs first."
+	echo
+	echo "| tracer | program | runs | ns per run |"
+	echo "| --- | --- | --- | --- |"
+	cat "$tmp/costs"
 } >"$outdir/host.md"
 cat "$outdir/host.md"
