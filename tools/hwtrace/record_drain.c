@@ -154,7 +154,7 @@ static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
 static void pump_names(struct rec *r)
 {
 	struct hwt_name names[64];
-	int n;
+	int n = 0;
 
 	while (r->names_ok && (n = r->be->read_names(r, names, 64)) > 0) {
 		for (int i = 0; r->w && i < n; i++) {
