@@ -9,12 +9,18 @@
 # spell of a shared machine falls on all of them alike.  Never part of
 # make check; nothing here judges a time.
 #
-# Results: OUTDIR/host.csv (every run) and OUTDIR/host.md (medians,
-# spread, overhead against no tracer, events and losses, the machine).
+# Then losses with little memory (HWT_BENCH_LOSS_KB, 64 KiB per CPU) as
+# hackbench grows (1, 2, 4, 8 groups): hwtrace's bpf backend with and
+# without a real-time drain (-r 50), and perf.
+#
+# Results: OUTDIR/host.csv and host-loss.csv (every run) and OUTDIR/host.md
+# (medians, spread, overhead against no tracer, events and losses, the
+# per-run cost of each BPF program, the machine).
 #
 # usage: bench/host-bench.sh OUTDIR
 # env:   HWT_BENCH_RUNS (9), HWT_BENCH_HACKBENCH ("-g 4 -l 200"),
 #        HWT_BENCH_BUF_KB (1024: ring per CPU, perf's mmap per CPU),
+#        HWT_BENCH_LOSS_KB (64), HWT_BENCH_LOSS_ROUNDS (3),
 #        HWT_BENCH_NOTE (a line for host.md: what else ran on the machine)
 set -euo pipefail
 
@@ -24,6 +30,8 @@ runs=${HWT_BENCH_RUNS:-9}
 hb_args=${HWT_BENCH_HACKBENCH:--g 4 -l 200}
 buf_kb=${HWT_BENCH_BUF_KB:-1024}
 note=${HWT_BENCH_NOTE:-}
+loss_kb=${HWT_BENCH_LOSS_KB:-64}
+loss_rounds=${HWT_BENCH_LOSS_ROUNDS:-3}
 hwtrace=tools/hwtrace/build/hwtrace
 tracers="none hwtrace-bpf hwtrace-bpf-r50 perf bpftrace"
 
@@ -140,6 +148,20 @@ for run in $(seq 1 "$runs"); do
 	done
 done
 
+# Losses at loss_kb per CPU, by hackbench groups (the tracers in turn)
+loss_csv=$outdir/host-loss.csv
+echo "tracer,groups,run,time_s,events,lost" >"$loss_csv"
+for run in $(seq 1 "$loss_rounds"); do
+	for g in 1 2 4 8; do
+		for tr in hwtrace-bpf hwtrace-bpf-r50 perf; do
+			read -r t ev lost < <(hb_args="-g $g -l 200" buf_kb=$loss_kb \
+				perf_pages=$((loss_kb / 4)) run_one "$tr")
+			echo "$tr,$g,$run,$t,$ev,$lost" >>"$loss_csv"
+			echo "bench-host: loss run $run/$loss_rounds $tr $g groups: $ev events, lost $lost" >&2
+		done
+	done
+done
+
 # What one run of each BPF program costs (kernel.bpf_stats_enabled: the
 # kernel times every run), read by bpftool while the tracer is still
 # attached, from a command run under it.  A pass of its own: the stats
@@ -219,6 +241,27 @@ virt=$(systemd-detect-virt 2>/dev/null || true)
 	echo "in the file, its start/stop and name records included; perf: samples"
 	echo "written). Lost: hwtrace's per-CPU lost counters (and events the kernel ran"
 	echo "no program for); perf's lost samples. Every run: host.csv."
+	echo
+	echo "## Losses with ${loss_kb} KiB per CPU (hackbench -g N -l 200)"
+	echo
+	echo "$loss_rounds rounds; hwtrace's rings and perf's mmap both ${loss_kb} KiB per CPU."
+	echo
+	echo "| tracer | groups | events (median) | lost (median) | lost (max) |"
+	echo "| --- | --- | --- | --- | --- |"
+	awk -F, 'NR > 1 { k = $1 "," $2; n[k]++; e[k, n[k]] = $5; l[k, n[k]] = $6
+		if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+	function median(a, k, c,    i, j, v, x) {
+		for (i = 1; i <= c; i++) v[i] = a[k, i] + 0
+		for (i = 2; i <= c; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+	}
+	END {
+		for (i = 1; i <= m; i++) {
+			k = order[i]; split(k, f, ","); mx = 0
+			for (j = 1; j <= n[k]; j++) if (l[k, j] + 0 > mx) mx = l[k, j] + 0
+			printf "| %s | %s | %d | %d | %d |\n", f[1], f[2], median(e, k, n[k]), median(l, k, n[k]), mx
+		}
+	}' "$loss_csv"
 	echo
 	echo "## What one run of each BPF program costs (kernel.bpf_stats_enabled)"
 	echo
