@@ -87,6 +87,13 @@ bench: bench-payload
 	bash bench/host-convert.sh bench/results
 	bash bench/report.sh $(BUILD)/bench.log bench/results
 
+# make bench-host: the bpf backend on this machine's own kernel against perf
+# record -a and bpftrace, around hackbench (root; bench/host-bench.sh).
+# Never part of make check.  Results: bench/results/host.md and host.csv.
+bench-host: tools
+	bash scripts/deps.sh bench
+	bash bench/host-bench.sh bench/results
+
 # The embedded default: hackbench recorded in the VM, converted to every
 # format into out/demo/.
 demo:
@@ -128,7 +135,7 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
-	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-payload demo clean
+	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-host bench-payload demo clean
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

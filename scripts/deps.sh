@@ -7,9 +7,10 @@
 #   lint   checkpatch.pl and kselftest headers from linux-source-6.1
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
 #   fresh  make check-fresh: a pristine Debian root (debootstrap) and a clone
+#   bench  make bench-host: perf, bpftrace and hackbench on this machine
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint|debug]...
+# usage: scripts/deps.sh [build|vm|lint|debug|fresh|bench]...
 set -euo pipefail
 
 declare -A groups=(
@@ -42,9 +43,11 @@ declare -A groups=(
 	# need OpenSSL and libelf headers.
 	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
 	[fresh]="debootstrap git"
+	# the tracers hwtrace's bpf backend is measured against, and hackbench
+	[bench]="linux-perf bpftrace rt-tests"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug fresh
+[ $# -gt 0 ] || set -- build vm lint debug fresh bench
 
 want=()
 for g in "$@"; do

@@ -123,6 +123,13 @@ static __always_inline __u32 obj_id(__u64 addr)
 	return hwt_bpf_obj_id(addr, key0, key1);
 }
 
+/*
+ * tp_btf and fexit arguments are typed (BTF) pointers: their fields are
+ * plain loads the verifier guards, not a bpf_probe_read_kernel() call each
+ * (BPF_CORE_READ), as the module reads them.  Only the fields of older
+ * kernels (the ___pre flavours) go through BPF_CORE_READ.
+ */
+
 /* task_cpu(): thread_info.cpu since 5.16, task_struct.cpu before. */
 struct task_struct___pre516 {
 	unsigned int cpu;
@@ -131,7 +138,7 @@ struct task_struct___pre516 {
 static __always_inline __u32 task_cpu_of(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
+		return p->thread_info.cpu;
 	return BPF_CORE_READ((struct task_struct___pre516 *)p, cpu);
 }
 
@@ -143,7 +150,7 @@ struct task_struct___pre514 {
 static __always_inline __u32 task_state_of(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->__state))
-		return BPF_CORE_READ(p, __state);
+		return p->__state;
 	return (__u32)BPF_CORE_READ((struct task_struct___pre514 *)p, state);
 }
 
@@ -158,8 +165,8 @@ static __always_inline void name_task(struct task_struct *p, const char *comm)
 		return;
 	}
 	n->kind = HWT_NAME_TASK;
-	n->id = BPF_CORE_READ(p, pid);
-	n->tgid = BPF_CORE_READ(p, tgid);
+	n->id = p->pid;
+	n->tgid = p->tgid;
 	n->reserved = 0;
 	__builtin_memset(n->name, 0, sizeof(n->name));
 	/* a torn name is fixed by the rename record, as in the module */
@@ -193,7 +200,7 @@ static __always_inline void name_irq(int irq, struct irqaction *action)
 	n->tgid = 0;
 	n->reserved = 0;
 	__builtin_memset(n->name, 0, sizeof(n->name));
-	name = BPF_CORE_READ(action, name);
+	name = action->name;
 	if (name)
 		bpf_probe_read_kernel_str(n->name, sizeof(n->name), name);
 	bpf_ringbuf_submit(n, BPF_RB_NO_WAKEUP);
@@ -215,8 +222,8 @@ int BPF_PROG(hwt_sched_switch, bool preempt, struct task_struct *prev,
 	else
 		state = task_state_of(prev);
 	state = hwt_bpf_task_state(preempt, state);
-	prev_pid = BPF_CORE_READ(prev, pid);
-	next_pid = BPF_CORE_READ(next, pid);
+	prev_pid = prev->pid;
+	next_pid = next->pid;
 	emit(HWT_EV_TASK_SCHEDULE, HWT_SWITCH_PAR1(prev_pid, state),
 	     HWT_SWITCH_PAR2(prev_pid, next_pid));
 	return 0;
@@ -225,7 +232,7 @@ int BPF_PROG(hwt_sched_switch, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(hwt_sched_wakeup, struct task_struct *p)
 {
-	RECORD(HWT_EV_TASK_ACTIVATE, task_cpu_of(p), BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_TASK_ACTIVATE, task_cpu_of(p), p->pid);
 	return 0;
 }
 
@@ -233,7 +240,7 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(hwt_sched_wakeup_new, struct task_struct *p)
 {
 	RECORD(HWT_EV_TASK_ACTIVATE, task_cpu_of(p) | HWT_ACTIVATE_NEW,
-	       BPF_CORE_READ(p, pid));
+	       p->pid);
 	return 0;
 }
 
@@ -242,7 +249,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(hwt_sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
-	RECORD(HWT_EV_TASK_CREATE, 0, BPF_CORE_READ(child, pid));
+	RECORD(HWT_EV_TASK_CREATE, 0, child->pid);
 	name_task(child, NULL);
 	return 0;
 }
@@ -250,14 +257,14 @@ int BPF_PROG(hwt_sched_process_fork, struct task_struct *parent,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(hwt_sched_process_exit, struct task_struct *p)
 {
-	RECORD(HWT_EV_TASK_END, 0, BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_TASK_END, 0, p->pid);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(hwt_sched_process_exec, struct task_struct *p)
 {
-	RECORD(HWT_EV_TASK_EXEC, 0, BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_TASK_EXEC, 0, p->pid);
 	name_task(p, NULL);
 	return 0;
 }
@@ -265,7 +272,7 @@ int BPF_PROG(hwt_sched_process_exec, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(hwt_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	RECORD(HWT_EV_TASK_MIGRATE, dest_cpu, BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_TASK_MIGRATE, dest_cpu, p->pid);
 	return 0;
 }
 
@@ -286,13 +293,13 @@ int BPF_PROG(hwt_sched_pi_setprio, struct task_struct *tsk,
 
 	if (FILTERED(HWT_FAM_PRIORITY))
 		return 0;
-	prio = BPF_CORE_READ(tsk, normal_prio);
+	prio = tsk->normal_prio;
 	if (pi_task) {
-		pi_prio = BPF_CORE_READ(pi_task, prio);
+		pi_prio = pi_task->prio;
 		if (pi_prio < prio)
 			prio = pi_prio;
 	}
-	emit(HWT_EV_INHERITANCE, prio, BPF_CORE_READ(tsk, pid));
+	emit(HWT_EV_INHERITANCE, prio, tsk->pid);
 	return 0;
 }
 
@@ -307,8 +314,8 @@ int BPF_PROG(hwt_sched_pi_setprio, struct task_struct *tsk,
 SEC("fexit/set_user_nice")
 int BPF_PROG(hwt_set_user_nice, struct task_struct *p, long nice)
 {
-	RECORD(HWT_EV_SET_PRIORITY, BPF_CORE_READ(p, normal_prio),
-	       BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_SET_PRIORITY, p->normal_prio,
+	       p->pid);
 	return 0;
 }
 
@@ -319,8 +326,8 @@ int BPF_PROG(hwt_sched_setscheduler, struct task_struct *p,
 {
 	if (ret)
 		return 0;
-	RECORD(HWT_EV_SET_PRIORITY, BPF_CORE_READ(p, normal_prio),
-	       BPF_CORE_READ(p, pid));
+	RECORD(HWT_EV_SET_PRIORITY, p->normal_prio,
+	       p->pid);
 	return 0;
 }
 
@@ -434,7 +441,7 @@ int BPF_PROG(hwt_signal_generate, int sig, struct kernel_siginfo *info,
 {
 	if (FILTERED(HWT_FAM_SIGNAL))
 		return 0;
-	emit(HWT_EV_SIGNAL, sig, BPF_CORE_READ(task, pid));
+	emit(HWT_EV_SIGNAL, sig, task->pid);
 	return 0;
 }
 

@@ -505,19 +505,159 @@ static int load(struct hwt_bpf *b, uint32_t families, const uint64_t key[2],
 	return hwt_bpf_skel__load(s);
 }
 
+/* A hwt_bpf sized for opts, nothing loaded yet; 0 or -errno. */
+static int bpf_new(struct hwt_bpf **out, const struct hwt_bpf_opts *opts)
+{
+	uint64_t bufsize = HWT_OPT(opts, bufsize, 0);
+	struct hwt_bpf *b;
+	int n;
+
+	if (!bufsize)
+		bufsize = HWT_BPF_DEFAULT_BUFSIZE;
+	b = *out = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->mode = HWT_OPT(opts, mode, HWT_CHUNK_STOP);
+	n = libbpf_num_possible_cpus();
+	if (n <= 0)
+		return n ? n : -EINVAL;
+	b->nr_cpus = (uint32_t)n;
+	b->normal_slots = (uint32_t)min(bufsize / HWT_EVENT_SIZE, (uint64_t)UINT32_MAX);
+	if ((b->mode != HWT_CHUNK_STOP && b->mode != HWT_CHUNK_CYC) ||
+	    bufsize % HWT_EVENT_SIZE || b->normal_slots < 2 ||
+	    (uint64_t)b->normal_slots + HWT_BPF_EMERGENCY_SLOTS >
+	    UINT32_MAX / b->nr_cpus)
+		return -EINVAL;
+	b->nr_slots = b->normal_slots + HWT_BPF_EMERGENCY_SLOTS;
+	return 0;
+}
+
+/*
+ * b->want[]: what the caller wants and this kernel has (BTF says); what it
+ * lacks counted missing.  -ENOENT (e->prog named) if the skeleton lacks a
+ * program of progs[].
+ */
+static int choose_progs(struct hwt_bpf *b, const struct btf *vmlinux,
+			uint32_t families, struct hwt_bpf_error *e)
+{
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		const struct prog_desc *d = &progs[i];
+		bool want = d->family >= NAMES || (families & (1u << d->family));
+
+		if (!bpf_object__find_program_by_name(b->skel->obj, d->prog)) {
+			snprintf(e->prog, sizeof(e->prog), "%s", d->prog);
+			return -ENOENT;
+		}
+		if (want && !(d->nargs ? have_function(vmlinux, d) :
+				       have_tracepoint(vmlinux, d->tp))) {
+			note("no %s %s on this kernel", d->nargs ? "function" : "tracepoint",
+			     d->tp);
+			b->nr_missing++;
+			want = false;
+		}
+		b->want[i] = want;
+	}
+	return 0;
+}
+
+/*
+ * Load b->want[]'s programs.  A function in BTF may still be refused (not
+ * traceable, its symbol renamed, fentry/fexit denied by a security
+ * module): leave its program out and load the rest again, as the module
+ * leaves out a kretprobe that does not register.  If it was all programs,
+ * the next one refused is a tracepoint's: that is an error.
+ */
+static int load_what_loads(struct hwt_bpf *b, uint32_t families,
+			   const uint64_t key[2], bool prev_state)
+{
+	int err, bad;
+
+	while ((err = load(b, families, key, prev_state))) {
+		bad = prog_index(log_prog);
+		if (bad < 0 || !progs[bad].nargs || !b->want[bad])
+			return err;
+		note("function %s cannot be traced on this kernel (%s): %s",
+		     progs[bad].tp, strerror(-err), log_first);
+		b->want[bad] = false;
+		b->nr_missing++;
+		hwt_bpf_skel__destroy(b->skel);
+		b->skel = hwt_bpf_skel__open();
+		if (!b->skel)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The rings, their meta pages and the writer states into our memory. */
+static int map_rings(struct hwt_bpf *b)
+{
+	struct hwt_bpf_skel *s = b->skel;
+
+	b->meta_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_ring_meta));
+	b->cpus_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_bpf_cpu));
+	b->ring_len = page_round((size_t)b->nr_cpus * b->nr_slots * HWT_EVENT_SIZE);
+	b->meta = map_map(s->maps.hwt_meta, b->meta_len, PROT_READ | PROT_WRITE);
+	b->cpus = map_map(s->maps.hwt_cpus, b->cpus_len, PROT_READ | PROT_WRITE);
+	b->ring = map_map(s->maps.hwt_ring, b->ring_len, PROT_READ);
+	if (!b->meta || !b->cpus || !b->ring)
+		return -errno;
+	for (uint32_t c = 0; c < b->nr_cpus; c++) {
+		struct hwt_ring_meta *m = &b->meta[c];
+
+		m->version = HWT_ABI_MAJOR;
+		m->meta_size = sizeof(*m);
+		m->cpu = c;
+		m->nr_slots = b->nr_slots;
+		m->normal_slots = b->normal_slots;
+		m->flags = b->mode;
+		m->clock = HWT_BPF_CLOCK;
+		m->cycles_per_msec = HWT_BPF_NS_PER_MSEC;
+	}
+	b->names_rb = ring_buffer__new(bpf_map__fd(s->maps.hwt_names), on_name, b, NULL);
+	return b->names_rb ? 0 : -errno;
+}
+
+/*
+ * Attach every loaded program (events stay off, per CPU, until
+ * hwt_bpf_start()).  A function that does not attach is counted missing;
+ * a tracepoint that does not is an error, e->prog named.
+ */
+static int attach_all(struct hwt_bpf *b, struct hwt_bpf_error *e)
+{
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(b->skel->obj,
+									 progs[i].prog);
+
+		if (!b->want[i])
+			continue;
+		b->links[i] = bpf_program__attach(p);
+		if (!b->links[i] && progs[i].nargs) {
+			note("function %s cannot be traced on this kernel: %s",
+			     progs[i].tp, strerror(errno));
+			b->nr_missing++;
+			continue;
+		}
+		if (!b->links[i]) {
+			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
+			return -errno;
+		}
+		b->nr_attached++;
+	}
+	return 0;
+}
+
 int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
 		 struct hwt_bpf_error *e)
 {
 	const char *btf_path = HWT_OPT(opts, btf_path, NULL);
 	uint32_t families = HWT_OPT(opts, families, 0);
-	uint64_t bufsize = HWT_OPT(opts, bufsize, 0);
 	struct hwt_bpf_error dummy;
-	struct btf *vmlinux = NULL;
+	struct btf *vmlinux;
 	struct hwt_bpf *b = NULL;
-	struct hwt_bpf_skel *s;
+	enum hwt_bpf_stage stage;
 	bool prev_state;
 	uint64_t key[2];
-	int err, bad;
+	int err;
 
 	*out = NULL;
 	if (!e)
@@ -534,156 +674,52 @@ int hwt_bpf_open(struct hwt_bpf **out, const struct hwt_bpf_opts *opts,
 	e->missing_caps = hwt_bpf_missing_caps();
 	if (e->missing_caps)
 		return fail(e, HWT_BPF_STAGE_PERM, -EPERM);
-
 	if (!families)
 		families = (1u << HWT_NR_FAMILIES) - 1;
-	if (!bufsize)
-		bufsize = HWT_BPF_DEFAULT_BUFSIZE;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return fail(e, HWT_BPF_STAGE_SETUP, -ENOMEM);
-	b->mode = HWT_OPT(opts, mode, HWT_CHUNK_STOP);
-	err = libbpf_num_possible_cpus();
-	if (err <= 0) {
-		err = err ? err : -EINVAL;
-		goto setup_err;
-	}
-	b->nr_cpus = (uint32_t)err;
-	b->normal_slots = (uint32_t)min(bufsize / HWT_EVENT_SIZE, (uint64_t)UINT32_MAX);
-	if ((b->mode != HWT_CHUNK_STOP && b->mode != HWT_CHUNK_CYC) ||
-	    bufsize % HWT_EVENT_SIZE || b->normal_slots < 2 ||
-	    (uint64_t)b->normal_slots + HWT_BPF_EMERGENCY_SLOTS >
-	    UINT32_MAX / b->nr_cpus) {
-		err = -EINVAL;
-		goto setup_err;
-	}
-	b->nr_slots = b->normal_slots + HWT_BPF_EMERGENCY_SLOTS;
-	if (getrandom(key, sizeof(key), 0) != sizeof(key)) {
-		err = -errno;
-		goto setup_err;
-	}
 
-	s = b->skel = hwt_bpf_skel__open();
-	if (!s) {
+	stage = HWT_BPF_STAGE_SETUP;
+	err = bpf_new(&b, opts);
+	if (!err && getrandom(key, sizeof(key), 0) != sizeof(key))
 		err = -errno;
-		goto setup_err;
-	}
+	if (!err && !(b->skel = hwt_bpf_skel__open()))
+		err = -errno;
+	if (err)
+		goto fail;
+
+	stage = HWT_BPF_STAGE_BTF;
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
 		err = -errno;
-		hwt_bpf_close(b);
-		return fail(e, HWT_BPF_STAGE_BTF, err);
+		goto fail;
 	}
 	prev_state = switch_has_prev_state(vmlinux);
-
-	/* load only what this kernel has and the caller wants */
-	for (size_t i = 0; i < NR_PROGS; i++) {
-		const struct prog_desc *d = &progs[i];
-		bool want = d->family >= NAMES || (families & (1u << d->family));
-
-		if (!bpf_object__find_program_by_name(s->obj, d->prog)) {
-			snprintf(e->prog, sizeof(e->prog), "%s", d->prog);
-			btf__free(vmlinux);
-			hwt_bpf_close(b);
-			return fail(e, HWT_BPF_STAGE_LOAD, -ENOENT);
-		}
-		if (want && !(d->nargs ? have_function(vmlinux, d) :
-				       have_tracepoint(vmlinux, d->tp))) {
-			note("no %s %s on this kernel", d->nargs ? "function" : "tracepoint",
-			     d->tp);
-			b->nr_missing++;
-			want = false;
-		}
-		b->want[i] = want;
-	}
+	err = choose_progs(b, vmlinux, families, e);
 	btf__free(vmlinux);
+	stage = HWT_BPF_STAGE_LOAD;
+	if (err)
+		goto fail;
 
-	/*
-	 * A function in BTF may still be refused (not traceable, its symbol
-	 * renamed, fentry/fexit denied by a security module): leave its
-	 * program out and load the rest again, as the module leaves out a
-	 * kretprobe that does not register.  If it was all programs, the next
-	 * one refused is a tracepoint's.
-	 */
-	while ((err = load(b, families, key, prev_state))) {
-		bad = prog_index(log_prog);
-		if (bad < 0 || !progs[bad].nargs || !b->want[bad]) {
-			hwt_bpf_close(b);
-			/* a capability check we could not see (LSM, sysctl) */
-			if (err == -EPERM)
-				return fail(e, HWT_BPF_STAGE_PERM, err);
-			return fail(e, HWT_BPF_STAGE_LOAD, err);
-		}
-		note("function %s cannot be traced on this kernel (%s): %s",
-		     progs[bad].tp, strerror(-err), log_first);
-		b->want[bad] = false;
-		b->nr_missing++;
-		hwt_bpf_skel__destroy(b->skel);
-		s = b->skel = hwt_bpf_skel__open();
-		if (!s) {
-			err = -errno;
-			goto setup_err;
-		}
+	err = load_what_loads(b, families, key, prev_state);
+	if (err) {
+		/* -EPERM: a capability check we could not see (LSM, sysctl) */
+		stage = !b->skel ? HWT_BPF_STAGE_SETUP :
+			err == -EPERM ? HWT_BPF_STAGE_PERM : HWT_BPF_STAGE_LOAD;
+		goto fail;
 	}
-
-	b->meta_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_ring_meta));
-	b->cpus_len = page_round((size_t)b->nr_cpus * sizeof(struct hwt_bpf_cpu));
-	b->ring_len = page_round((size_t)b->nr_cpus * b->nr_slots * HWT_EVENT_SIZE);
-	b->meta = map_map(s->maps.hwt_meta, b->meta_len, PROT_READ | PROT_WRITE);
-	b->cpus = map_map(s->maps.hwt_cpus, b->cpus_len, PROT_READ | PROT_WRITE);
-	b->ring = map_map(s->maps.hwt_ring, b->ring_len, PROT_READ);
-	if (!b->meta || !b->cpus || !b->ring) {
-		err = -errno;
-		hwt_bpf_close(b);
-		return fail(e, HWT_BPF_STAGE_MAP, err);
-	}
-	for (uint32_t c = 0; c < b->nr_cpus; c++) {
-		struct hwt_ring_meta *m = &b->meta[c];
-
-		m->version = HWT_ABI_MAJOR;
-		m->meta_size = sizeof(*m);
-		m->cpu = c;
-		m->nr_slots = b->nr_slots;
-		m->normal_slots = b->normal_slots;
-		m->flags = b->mode;
-		m->clock = HWT_BPF_CLOCK;
-		m->cycles_per_msec = HWT_BPF_NS_PER_MSEC;
-	}
-	b->names_rb = ring_buffer__new(bpf_map__fd(s->maps.hwt_names), on_name, b, NULL);
-	if (!b->names_rb) {
-		err = -errno;
-		hwt_bpf_close(b);
-		return fail(e, HWT_BPF_STAGE_MAP, err);
-	}
-
-	/* events stay off (per-CPU) until hwt_bpf_start(): attach them all now */
-	for (size_t i = 0; i < NR_PROGS; i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(s->obj,
-									 progs[i].prog);
-
-		if (!b->want[i])
-			continue;
-		b->links[i] = bpf_program__attach(p);
-		if (!b->links[i] && progs[i].nargs) {
-			note("function %s cannot be traced on this kernel: %s",
-			     progs[i].tp, strerror(errno));
-			b->nr_missing++;
-			continue;
-		}
-		if (!b->links[i]) {
-			err = -errno;
-			snprintf(e->prog, sizeof(e->prog), "%s", progs[i].prog);
-			hwt_bpf_close(b);
-			return fail(e, HWT_BPF_STAGE_ATTACH, err);
-		}
-		b->nr_attached++;
-	}
+	stage = HWT_BPF_STAGE_MAP;
+	err = map_rings(b);
+	if (err)
+		goto fail;
+	stage = HWT_BPF_STAGE_ATTACH;
+	err = attach_all(b, e);
+	if (err)
+		goto fail;
 	*out = b;
 	return 0;
 
-setup_err:
+fail:
 	hwt_bpf_close(b);
-	return fail(e, HWT_BPF_STAGE_SETUP, err);
+	return fail(e, stage, err);
 }
 
 /*
@@ -840,27 +876,37 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Sleep, then drain, as libhwt's consumer does for the module (consumer.c
+ * says why): every drain takes what a whole wait gathered, in bulk, and a
+ * drain at a real-time priority never spins on a ring that fills slowly.
+ * The BPF rings have no watermark wakeup: wait_us is the sleep.
+ */
 int64_t hwt_bpf_poll(struct hwt_bpf *b, int timeout_ms, uint32_t wait_us,
 		     hwt_sink_fn_t sink, void *ctx)
 {
 	int64_t deadline = timeout_ms < 0 ? INT64_MAX : now_ms() + timeout_ms;
-	struct timespec ts;
 
 	if (!wait_us)
 		wait_us = 10000;
-	ts.tv_sec = wait_us / 1000000;
-	ts.tv_nsec = (long)(wait_us % 1000000) * 1000;
 	if (b->mode == HWT_CHUNK_CYC)
 		return hwt_err(-EINVAL);
 	for (;;) {
-		int64_t n = hwt_bpf_consume(b, 0, sink, ctx);
+		int64_t left = deadline - now_ms(), n;
+		uint64_t us = wait_us;
+		struct timespec ts;
 
-		if (n)
-			return n;
-		if (now_ms() >= deadline)
-			return 0;
-		if (nanosleep(&ts, NULL))
+		if (left < 0)
+			left = 0;
+		if ((uint64_t)left * 1000 < us)
+			us = (uint64_t)left * 1000;
+		ts.tv_sec = (time_t)(us / 1000000);
+		ts.tv_nsec = (long)(us % 1000000) * 1000;
+		if (us && nanosleep(&ts, NULL))
 			return hwt_err(-errno);
+		n = hwt_bpf_consume(b, 0, sink, ctx);
+		if (n || now_ms() >= deadline)
+			return n;
 	}
 }
 

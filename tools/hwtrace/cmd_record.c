@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "hwtrace.h"
+#include "record.h"
 #ifdef HAVE_BPF
 #include <hwt/bpf.h>
 #endif
@@ -35,7 +36,8 @@
 static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
-"                      [-w MS] [--backend=module|bpf|auto] [-v] [-- COMMAND ARGS...]\n"
+"                      [-w MS] [-r PRIO] [--backend=module|bpf|auto] [-v]\n"
+"                      [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -55,6 +57,8 @@ static const char usage[] =
 "  -q           no live status line\n"
 "  -w MS        longest sleep between drains; a ring a quarter full wakes\n"
 "               the recorder earlier (default 10)\n"
+"  -r PRIO      --rt-prio: drain at real-time priority PRIO (SCHED_FIFO, 1..99;\n"
+"               root or CAP_SYS_NICE); COMMAND keeps its own policy\n"
 "  --backend=B  module: /dev/hwtrace (hwtrace.ko); bpf: BPF programs, no module\n"
 "               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"
 "               cyclic); auto (default): the module if loaded, else bpf\n"
@@ -63,162 +67,54 @@ static const char usage[] =
 "A final per-CPU summary, with lost event counts, goes to stderr.\n"
 "Exit status: 0, 1 error, 2 usage.\n";
 
-enum mode { MODE_STREAM, MODE_STOP, MODE_CYCLIC, MODE_CHAIN };
+
 enum backend { BACKEND_AUTO, BACKEND_MODULE, BACKEND_BPF };
 
 #define EMERGENCY_SIZE	4096	/* room for control records when full */
 #define MIN_BUFSIZE	4096
 
-struct rec {
-	struct hwt_dev *dev;
-	struct hwt_bpf *bpf;		/* the BPF backend instead of dev */
-	struct hwt_version ver;
-	enum mode mode;
-	int chunk[2];
-	int nr_chunks;
-	int enabled;
-	int old_filter;
-	struct hwt_consumer *cons;
-	struct hwt_writer *w;
-	int udp;
-	struct net_addr addr;
-	uint32_t packet_no;
-	uint64_t udp_refused;
-	uint64_t *cpu_records;
-	uint64_t total;
-	uint64_t missed;		/* bpf: events the kernel ran no program for */
-	uint64_t missed_base;		/* ... before the trace began */
-	int names_ok;
-	int err;
+/* What the options ask for, beyond what struct rec keeps. */
+struct rec_opts {
+	uint32_t families;
+	uint64_t bufsize;
+	int bufsize_given;
+	enum backend backend;
+	int verbose;
+	int rt_prio;			/* SCHED_FIFO for the drain, 0: none */
+	struct hwt_writer_opts wopts;
+	char **cmd;			/* the command to run, or NULL */
 };
 
-/*
- * UDP has no flow control: a burst (a STOP ring drained at the end) would
- * overflow the receiver's socket buffer.  A pause every UDP_BURST packets
- * caps the rate at about 100k packets (6M records) a second.
- */
-#define UDP_BURST	16
-#define UDP_PAUSE_NS	100000
+/* --- the module backend (the BPF one is in record_bpf.c) ----------------- */
 
-static int udp_send(struct rec *r, const void *pkt, size_t len)
+static int mod_enable(struct rec *r)
 {
-	if (send(r->udp, pkt, len, 0) < 0) {
-		/* an ICMP "port unreachable" for an earlier packet */
-		if (errno != ECONNREFUSED)
-			return -errno;
-		r->udp_refused++;
-	}
-	return 0;
+	return hwt_dev_enable(r->dev);
 }
 
-static int send_packets(struct rec *r, uint32_t cpu, const struct hwt_event *ev,
-			size_t n)
+static int mod_disable(struct rec *r)
 {
-	const size_t per = (HWT_UDP_MAX_PACKET - HWT_UDP_HDR_SIZE -
-			    HWT_UDP_TRAILER_SIZE) / HWT_EVENT_SIZE;
-	uint8_t pkt[HWT_UDP_MAX_PACKET];
-
-	while (n) {
-		size_t k = n < per ? n : per;
-		int len = hwt_udp_encode(pkt, sizeof(pkt), r->packet_no, cpu, ev, k);
-
-		if (len < 0)
-			return len;
-		len = udp_send(r, pkt, (size_t)len);
-		if (len < 0)
-			return len;
-		if (++r->packet_no % UDP_BURST == 0) {
-			struct timespec ts = { .tv_nsec = UDP_PAUSE_NS };
-
-			nanosleep(&ts, NULL);
-		}
-		ev += k;
-		n -= k;
-	}
-	return 0;
+	return hwt_dev_disable(r->dev);
 }
 
-/* Numbered after the last data packet: the receiver can count tail losses. */
-static void send_end(struct rec *r)
+static int64_t mod_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)
 {
-	uint8_t pkt[HWT_UDP_END_SIZE];
-	int len = hwt_udp_encode(pkt, sizeof(pkt), r->packet_no, HWT_UDP_END,
-				 NULL, 0);
-
-	if (len > 0)
-		len = udp_send(r, pkt, (size_t)len);
-	if (len < 0)
-		errmsg("sending the end-of-trace packet: %s", strerror(-len));
+	return hwt_consumer_poll(r->cons, timeout_ms, fn, r);
 }
 
-static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
+static int64_t mod_consume(struct rec *r, hwt_sink_fn_t fn)
 {
-	struct rec *r = ctx;
-	int err;
-
-	if (cpu >= r->ver.nr_cpus)
-		return -EPROTO;
-	err = r->udp >= 0 ? send_packets(r, cpu, ev, n) :
-			    hwt_writer_add(r->w, cpu, ev, n);
-	if (err)
-		return err;
-	r->cpu_records[cpu] += n;
-	r->total += n;
-	return 0;
+	return hwt_consumer_consume(r->cons, 0, fn, r);
 }
 
-/* Name records from the module go into the file as they come. */
-static int read_names(struct rec *r, struct hwt_name *names, size_t n)
+static int mod_read_names(struct rec *r, struct hwt_name *names, size_t n)
 {
-#ifdef HAVE_BPF
-	if (r->bpf)
-		return hwt_bpf_read_names(r->bpf, names, n);
-#endif
 	return hwt_dev_read_names(r->dev, names, n);
 }
 
-static void pump_names(struct rec *r)
-{
-	struct hwt_name names[64];
-	int n;
-
-	while (r->names_ok && (n = read_names(r, names, 64)) > 0) {
-		for (int i = 0; r->w && i < n; i++) {
-			names[i].name[HWT_NAME_LEN - 1] = '\0';
-			if (names[i].kind == HWT_NAME_TASK)
-				hwt_writer_add_task(r->w, names[i].id, names[i].tgid,
-						    names[i].name);
-			else if (names[i].kind == HWT_NAME_IRQ)
-				hwt_writer_add_irq(r->w, names[i].id, names[i].name);
-		}
-	}
-	if (r->names_ok && n < 0) {
-		if (n != -EOPNOTSUPP)
-			errmsg("reading task names: %s (trace will lack names)",
-			       strerror(-n));
-		r->names_ok = 0;
-	}
-}
-
 /* Lost and overwritten per CPU, summed over the chunks. */
-static void counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill_pct)
+static void mod_counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill_pct)
 {
-	memset(lost, 0, r->ver.nr_cpus * sizeof(*lost));
-	memset(ow, 0, r->ver.nr_cpus * sizeof(*ow));
-	*fill_pct = 0;
-#ifdef HAVE_BPF
-	if (r->bpf) {
-		r->missed = hwt_bpf_missed(r->bpf) - r->missed_base;
-		for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++) {
-			uint64_t pct = hwt_bpf_fill(r->bpf, cpu) * 100 / hwt_bpf_slots(r->bpf);
-
-			hwt_bpf_counters(r->bpf, cpu, &lost[cpu], &ow[cpu]);
-			if (pct > *fill_pct)
-				*fill_pct = pct;
-		}
-		return;
-	}
-#endif
 	for (size_t i = 0; i < hwt_consumer_nr_rings(r->cons); i++) {
 		struct hwt_ring *ring = hwt_consumer_ring(r->cons, i);
 		const struct hwt_ring_meta *m = hwt_ring_meta(ring);
@@ -235,58 +131,22 @@ static void counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill
 	}
 }
 
-/* The loss counters into the file: written at its next flush. */
-static void save_counters(struct rec *r, const uint64_t *lost, const uint64_t *ow)
+static uint64_t mod_names_lost(struct rec *r)
 {
-	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++)
-		hwt_writer_set_lost(r->w, cpu, lost[cpu], ow[cpu]);
-	hwt_writer_set_lost_nocpu(r->w, r->missed);
+	struct hwt_version v;
+
+	return hwt_dev_version(r->dev, &v) == 0 ? v.names_lost : 0;
 }
 
-static uint64_t sum(const uint64_t *v, uint32_t n)
-{
-	uint64_t s = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static pid_t spawn(char **argv, int *gate)
-{
-	int p[2];
-	pid_t pid;
-	char go;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (!pid) {
-		/* wait until tracing is on; EOF without a byte means give up */
-		close(p[1]);
-		if (read(p[0], &go, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[0]);
-	*gate = p[1];
-	return pid;
-}
+static const struct rec_backend module_backend = {
+	.enable = mod_enable,
+	.disable = mod_disable,
+	.poll = mod_poll,
+	.consume = mod_consume,
+	.read_names = mod_read_names,
+	.counters = mod_counters,
+	.names_lost = mod_names_lost,
+};
 
 static int setup_chunks(struct rec *r, uint64_t bufsize)
 {
@@ -331,6 +191,79 @@ static int setup_chunks(struct rec *r, uint64_t bufsize)
 	return 0;
 }
 
+/*
+ * The ring size the module's memory cap allows: o->bufsize, or the default
+ * shrunk to fit.  0, or EXIT_USAGE with the limit said.
+ */
+static int fit_memory(const struct rec *r, struct rec_opts *o)
+{
+	/* each chunk charges whole pages plus a meta page, on every CPU */
+	uint64_t per_cpu = ((o->bufsize + EMERGENCY_SIZE + 4095) & ~4095ull) + 4096;
+	uint64_t avail = r->ver.max_memory > r->ver.used_memory ?
+			 r->ver.max_memory - r->ver.used_memory : 0;
+	uint64_t n = (uint64_t)r->ver.nr_cpus * (r->mode == MODE_CHAIN ? 2 : 1);
+	uint64_t limit = n ? avail / n : 0;
+	char lb[32], mb[32];
+
+	limit = limit > 8192 + EMERGENCY_SIZE ?
+		((limit - 4096 - EMERGENCY_SIZE) & ~4095ull) : 0;
+	if (per_cpu * n <= avail)
+		return 0;
+	if (!o->bufsize_given && limit >= MIN_BUFSIZE) {
+		o->bufsize = limit;	/* the default shrinks to fit */
+		return 0;
+	}
+	format_bytes(limit, lb, sizeof(lb));
+	format_bytes(r->ver.max_memory, mb, sizeof(mb));
+	errmsg("buffer size %" PRIu64 " refused: with %u CPUs%s the limit is %s (%" PRIu64
+	       " bytes) per CPU; the module caps ring memory at %s (module parameter max_memory_mb)",
+	       o->bufsize, r->ver.nr_cpus, r->mode == MODE_CHAIN ? " and 2 chunks" : "",
+	       lb, limit, mb);
+	return EXIT_USAGE;
+}
+
+/* /dev/hwtrace (r->dev if open already): chunks made, families filtered. */
+static int open_module(struct rec *r, struct rec_opts *o)
+{
+	struct hwt_consumer_opts copts = { .sz = sizeof(copts) };
+	int ret;
+
+	r->be = &module_backend;
+	if (!r->dev)
+		r->dev = open_dev();
+	if (!r->dev)
+		return EXIT_ERR;
+	ret = hwt_dev_version(r->dev, &r->ver);
+	if (ret < 0) {
+		dev_error("version", ret);
+		return EXIT_ERR;
+	}
+	if (r->ver.enabled) {
+		errmsg("tracing is already on (another recorder?): stop it first with 'hwtrace ctl disable'");
+		return EXIT_ERR;
+	}
+	ret = fit_memory(r, o);
+	if (ret)
+		return ret;
+	copts.wait_us = r->wait_ms * 1000;
+	ret = hwt_consumer_new(&r->cons, r->dev, &copts);
+	if (ret < 0) {
+		dev_error("consumer", ret);
+		return EXIT_ERR;
+	}
+	if (setup_chunks(r, o->bufsize))
+		return EXIT_ERR;
+	r->old_filter = hwt_dev_filter_get(r->dev);
+	for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
+		ret = hwt_dev_filter_set(r->dev, f, !(o->families & (1u << f)));
+		if (ret < 0) {
+			dev_error("set filter", ret);
+			return EXIT_ERR;
+		}
+	}
+	return 0;
+}
+
 /* Give the device back as we found it, whatever state we got to. */
 static void teardown(struct rec *r)
 {
@@ -361,95 +294,10 @@ static void teardown(struct rec *r)
 			hwt_dev_filter_set(r->dev, f, !!(r->old_filter & (1 << f)));
 }
 
-/* The backend's calls, one place each. */
-static int enable(struct rec *r)
-{
-#ifdef HAVE_BPF
-	if (r->bpf) {
-		/* the programs ran (and may have missed) since they attached */
-		r->missed_base = hwt_bpf_missed(r->bpf);
-		return hwt_bpf_start(r->bpf);
-	}
-#endif
-	return hwt_dev_enable(r->dev);
-}
+/* --- options, output, the command ---------------------------------------- */
 
-static int disable(struct rec *r)
-{
-#ifdef HAVE_BPF
-	if (r->bpf)
-		return hwt_bpf_stop(r->bpf);
-#endif
-	return hwt_dev_disable(r->dev);
-}
-
-static int64_t poll_rings(struct rec *r, int timeout_ms, uint32_t wait_ms,
-			  hwt_sink_fn_t fn)
-{
-#ifdef HAVE_BPF
-	if (r->bpf)
-		return hwt_bpf_poll(r->bpf, timeout_ms, wait_ms * 1000, fn, r);
-#endif
-	(void)wait_ms;
-	return hwt_consumer_poll(r->cons, timeout_ms, fn, r);
-}
-
-/* Tracing is off: everything the rings hold (STOP drained, CYC saved). */
-static int64_t consume_rings(struct rec *r, hwt_sink_fn_t fn)
-{
-#ifdef HAVE_BPF
-	if (r->bpf)
-		return hwt_bpf_consume(r->bpf, 0, fn, r);
-#endif
-	return hwt_consumer_consume(r->cons, 0, fn, r);
-}
-
-static void status_line(struct rec *r, double t0, uint64_t *last_total,
-			double *last_t, const uint64_t *lost, uint64_t fill)
-{
-	double t = now();
-	double rate = t > *last_t ? (double)(r->total - *last_total) / (t - *last_t) : 0;
-	char bytes[32];
-
-	format_bytes(r->w ? hwt_writer_bytes(r->w) : r->total * HWT_EVENT_SIZE,
-		     bytes, sizeof(bytes));
-	fprintf(stderr, "\r%s: %7.1f s %12" PRIu64 " events %10.0f ev/s %11s  lost %-8" PRIu64
-		" fill %3" PRIu64 "%% ", prog, t - t0, r->total, rate, bytes,
-		sum(lost, r->ver.nr_cpus), fill);
-	*last_total = r->total;
-	*last_t = t;
-}
-
-static void summary(struct rec *r, const char *out, const uint64_t *lost,
-		    const uint64_t *ow, double secs)
-{
-	uint64_t tl = sum(lost, r->ver.nr_cpus), to = sum(ow, r->ver.nr_cpus);
-
-	fprintf(stderr, "%s: %" PRIu64 " events in %.1f s to %s\n", prog, r->total,
-		secs, out);
-	fprintf(stderr, "  %-5s %12s %12s %12s\n", "cpu", "events", "lost", "overwritten");
-	for (uint32_t c = 0; c < r->ver.nr_cpus; c++)
-		fprintf(stderr, "  %-5u %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", c,
-			r->cpu_records[c], lost[c], ow[c]);
-	if (tl)
-		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST (rings full%s): use a larger -b%s\n",
-			prog, tl, r->mode == MODE_STREAM ? ", drain too slow" : "",
-			r->mode == MODE_STREAM ? " or a shorter -w" : ", or -m stream");
-	if (to)
-		fprintf(stderr, "%s: %" PRIu64 " older records overwritten (cyclic mode keeps the last %s)\n",
-			prog, to, "BUFSIZE");
-	if (r->missed)
-		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST, CPU unknown: the kernel did not run a BPF program nested in itself\n",
-			prog, r->missed);
-	if (r->udp >= 0)
-		fprintf(stderr, "%s: %" PRIu32 " UDP packets sent, then the end-of-trace packet\n",
-			prog, r->packet_no);
-	if (r->udp_refused)
-		fprintf(stderr, "%s: WARNING: %" PRIu64 " UDP packets refused by the receiver\n",
-			prog, r->udp_refused);
-}
-
-int cmd_record(int argc, char **argv)
+/* -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 {
 	static const struct option opts[] = {
 		{ "families", required_argument, NULL, 'f' },
@@ -460,46 +308,36 @@ int cmd_record(int argc, char **argv)
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "rt-prio", required_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const mode_names[] = { "stream", "stop", "cyclic", "chain" };
-	struct rec r = { .chunk = { -1, -1 }, .old_filter = -1, .udp = -1, .names_ok = 1 };
-	struct hwt_consumer_opts copts = { .sz = sizeof(copts) };
-	struct hwt_writer_opts wopts = { .sz = sizeof(wopts) };
-	struct hwt_trace_info info;
-	uint32_t families = FAMILIES_ALL, wait_ms = 10;
-	uint64_t bufsize = 1 << 20, *lost = NULL, *ow = NULL, fill = 0, last_total = 0;
-	const char *out = "trace.hwt";
-	double duration = 0, t0, last_status, last_flush;
-	int quiet = 0, c, ret, rc = EXIT_ERR, gate = -1, bufsize_given = 0, verbose = 0;
-	enum backend backend = BACKEND_AUTO;
-	pid_t child = -1;
-	int child_status = 0;
+	int c;
 
 	if (want_help(argc, argv, usage))
 		return EXIT_OK;
-	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:r:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (parse_families(optarg, &families, stderr))
+			if (parse_families(optarg, &o->families, stderr))
 				return EXIT_USAGE;
 			break;
 		case 'o':
-			out = optarg;
+			r->out = optarg;
 			break;
 		case 'b':
-			if (parse_size_arg("buffer size", optarg, &bufsize, stderr))
+			if (parse_size_arg("buffer size", optarg, &o->bufsize, stderr))
 				return EXIT_USAGE;
-			bufsize_given = 1;
+			o->bufsize_given = 1;
 			break;
 		case 'm':
-			for (r.mode = 0; r.mode < 4; r.mode++)
-				if (!strcmp(optarg, mode_names[r.mode]))
+			for (r->mode = 0; r->mode < 4; r->mode++)
+				if (!strcmp(optarg, mode_names[r->mode]))
 					break;
-			if (r.mode == 4) {
+			if (r->mode == 4) {
 				errmsg("unknown mode '%s'; valid modes: stream cyclic stop chain",
 				       optarg);
 				return EXIT_USAGE;
@@ -508,192 +346,186 @@ int cmd_record(int argc, char **argv)
 		case 'd': {
 			char *end;
 
-			duration = strtod(optarg, &end);
-			if (*end || !(duration > 0) || !isfinite(duration)) {
+			r->duration = strtod(optarg, &end);
+			if (*end || !(r->duration > 0) || !isfinite(r->duration)) {
 				errmsg("bad duration '%s': seconds > 0", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'z':
-			wopts.compress = 3;
+			o->wopts.compress = 3;
 			break;
 		case 'q':
-			quiet = 1;
+			r->quiet = 1;
 			break;
 		case 'w':
-			if (parse_u32(optarg, &wait_ms) || !wait_ms || wait_ms > 10000) {
+			if (parse_u32(optarg, &r->wait_ms) || !r->wait_ms || r->wait_ms > 10000) {
 				errmsg("bad wait '%s': 1..10000 ms", optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		case 'r':
+			if (rec_parse_rt_prio(optarg, &o->rt_prio))
+				return EXIT_USAGE;
+			break;
 		case 'B':
 			if (!strcmp(optarg, "module")) {
-				backend = BACKEND_MODULE;
+				o->backend = BACKEND_MODULE;
 			} else if (!strcmp(optarg, "bpf")) {
-				backend = BACKEND_BPF;
+				o->backend = BACKEND_BPF;
 			} else if (!strcmp(optarg, "auto")) {
-				backend = BACKEND_AUTO;
+				o->backend = BACKEND_AUTO;
 			} else {
 				errmsg("unknown backend '%s'; valid backends: module bpf auto", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'v':
-			verbose = 1;
+			o->verbose = 1;
 			break;
 		default:
 			fputs(usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (bufsize % HWT_EVENT_SIZE || bufsize < MIN_BUFSIZE) {
+	if (o->bufsize % HWT_EVENT_SIZE || o->bufsize < MIN_BUFSIZE) {
 		errmsg("buffer size %" PRIu64 " refused: at least %d bytes, a multiple of %d",
-		       bufsize, MIN_BUFSIZE, HWT_EVENT_SIZE);
+		       o->bufsize, MIN_BUFSIZE, HWT_EVENT_SIZE);
 		return EXIT_USAGE;
 	}
-	if (is_udp_url(out)) {
-		if (parse_udp_url(out, &r.addr, HWT_UDP_DEFAULT_PORT)) {
-			errmsg("bad UDP address '%s': udp://HOST[:PORT]", out);
-			return EXIT_USAGE;
-		}
-		r.udp = socket(r.addr.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (r.udp < 0 || connect(r.udp, &r.addr.sa, r.addr.len)) {
-			errmsg("%s: %s", out, strerror(errno));
-			return EXIT_ERR;
-		}
+	if (is_udp_url(r->out) && parse_udp_url(r->out, &r->addr, HWT_UDP_DEFAULT_PORT)) {
+		errmsg("bad UDP address '%s': udp://HOST[:PORT]", r->out);
+		return EXIT_USAGE;
 	}
+	o->cmd = optind < argc ? argv + optind : NULL;
+	return -1;
+}
 
-	if (backend == BACKEND_AUTO) {
-		/* the module if it is loaded; any other failure is the module's to explain */
-		ret = hwt_dev_open(&r.dev, getenv("HWTRACE_DEV"));
+/* The module if it is loaded, else bpf; 0 or an exit code. */
+static int open_backend(struct rec *r, struct rec_opts *o)
+{
+	if (o->backend == BACKEND_AUTO) {
+		/* any failure but a missing module is the module's to explain */
+		int ret = hwt_dev_open(&r->dev, getenv("HWTRACE_DEV"));
+
 		if (!ret) {
-			backend = BACKEND_MODULE;
+			o->backend = BACKEND_MODULE;
 			errmsg("backend: module (%s)", HWT_DEV_PATH);
 		} else if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV) {
-			backend = BACKEND_BPF;
+			o->backend = BACKEND_BPF;
 			errmsg("backend: bpf (the hwtrace module is not loaded)");
 		} else {
-			backend = BACKEND_MODULE;
+			o->backend = BACKEND_MODULE;
 		}
 	}
-	if (backend == BACKEND_BPF) {
-		if (r.mode == MODE_CHAIN) {
-			errmsg("-m chain needs the module's linked chunks; with the bpf backend use -m stream, stop or cyclic");
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		ret = rec_bpf_open(&r.bpf, families, bufsize,
-				   r.mode == MODE_CYCLIC ? HWT_CHUNK_CYC : HWT_CHUNK_STOP,
-				   verbose);
-		if (ret) {
-			rc = ret;
-			goto out;
-		}
-#ifdef HAVE_BPF
-		r.ver.nr_cpus = hwt_bpf_nr_cpus(r.bpf);
-#endif
-		r.ver.clock = HWT_CLOCK_MONO;
-		r.ver.cycles_per_msec = 1000000;	/* bpf_ktime_get_ns() */
-		goto allocate;
+	if (o->backend == BACKEND_MODULE)
+		return open_module(r, o);
+	if (r->mode == MODE_CHAIN) {
+		errmsg("-m chain needs the module's linked chunks; with the bpf backend use -m stream, stop or cyclic");
+		return EXIT_USAGE;
 	}
+	return rec_bpf_open(r, o->families, o->bufsize, o->verbose);
+}
 
-	if (!r.dev)
-		r.dev = open_dev();
-	if (!r.dev)
-		goto out;
-	ret = hwt_dev_version(r.dev, &r.ver);
+/* The .hwt file, or the UDP socket; 0 or -1 with the reason said. */
+static int open_output(struct rec *r, struct rec_opts *o)
+{
+	struct hwt_trace_info info;
+	int ret;
+
+	if (is_udp_url(r->out)) {
+		r->udp = socket(r->addr.sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (r->udp < 0 || connect(r->udp, &r->addr.sa, r->addr.len)) {
+			errmsg("%s: %s", r->out, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	memset(&info, 0, sizeof(info));
+	host_info(&info);
+	info.nr_cpus = r->ver.nr_cpus;
+	info.clock = r->ver.clock;
+	info.cycles_per_msec = r->ver.cycles_per_msec;
+	info.families = o->families;
+	info.chunk_mode = r->mode == MODE_CYCLIC ? HWT_CHUNK_CYC :
+			  r->mode == MODE_CHAIN ? HWT_CHUNK_JTN : HWT_CHUNK_STOP;
+	if (r->bpf)
+		snprintf(info.backend, sizeof(info.backend), "bpf");
+	ret = hwt_writer_open(&r->w, r->out, &info, &o->wopts);
 	if (ret < 0) {
-		dev_error("version", ret);
+		errmsg("%s: %s", r->out, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* Fork the command, held until a byte comes through *gate (tracing is on). */
+static pid_t spawn(char **argv, int *gate)
+{
+	int p[2];
+	pid_t pid;
+	char go;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!pid) {
+		/* wait until tracing is on; EOF without a byte means give up */
+		close(p[1]);
+		if (read(p[0], &go, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec r = {
+		.chunk = { -1, -1 }, .old_filter = -1, .udp = -1, .names_ok = 1,
+		.out = "trace.hwt", .wait_ms = 10, .child = -1,
+	};
+	struct rec_opts o = {
+		.families = FAMILIES_ALL, .bufsize = 1 << 20,
+		.wopts = { .sz = sizeof(o.wopts) },
+	};
+	int ret, rc = EXIT_ERR, gate = -1;
+
+	rc = parse_args(argc, argv, &r, &o);
+	if (rc >= 0)
+		return rc;
+	rc = open_backend(&r, &o);
+	if (rc)
 		goto out;
-	}
-	if (r.ver.enabled) {
-		errmsg("tracing is already on (another recorder?): stop it first with 'hwtrace ctl disable'");
-		goto out;
-	}
-	{
-		/* each chunk charges whole pages plus a meta page, on every CPU */
-		uint64_t per_cpu = ((bufsize + EMERGENCY_SIZE + 4095) & ~4095ull) + 4096;
-		uint64_t avail = r.ver.max_memory > r.ver.used_memory ?
-				 r.ver.max_memory - r.ver.used_memory : 0;
-		uint64_t n = (uint64_t)r.ver.nr_cpus * (r.mode == MODE_CHAIN ? 2 : 1);
-		uint64_t limit = n ? avail / n : 0;
-
-		limit = limit > 8192 + EMERGENCY_SIZE ?
-			((limit - 4096 - EMERGENCY_SIZE) & ~4095ull) : 0;
-		if (per_cpu * n > avail) {
-			char lb[32], mb[32];
-
-			if (!bufsize_given && limit >= MIN_BUFSIZE) {
-				bufsize = limit;	/* the default shrinks to fit */
-			} else {
-				format_bytes(limit, lb, sizeof(lb));
-				format_bytes(r.ver.max_memory, mb, sizeof(mb));
-				errmsg("buffer size %" PRIu64 " refused: with %u CPUs%s the limit is %s (%" PRIu64
-				       " bytes) per CPU; the module caps ring memory at %s (module parameter max_memory_mb)",
-				       bufsize, r.ver.nr_cpus, r.mode == MODE_CHAIN ? " and 2 chunks" : "",
-				       lb, limit, mb);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-		}
-	}
-
-allocate:
-	r.cpu_records = calloc(r.ver.nr_cpus, sizeof(*r.cpu_records));
-	lost = calloc(r.ver.nr_cpus, sizeof(*lost));
-	ow = calloc(r.ver.nr_cpus, sizeof(*ow));
-	if (!r.cpu_records || !lost || !ow) {
+	rc = EXIT_ERR;
+	if (rec_alloc(&r)) {
 		errmsg("out of memory");
 		goto out;
 	}
-	copts.wait_us = wait_ms * 1000;
-	if (r.dev) {
-		ret = hwt_consumer_new(&r.cons, r.dev, &copts);
-		if (ret < 0) {
-			dev_error("consumer", ret);
-			goto out;
-		}
-		if (setup_chunks(&r, bufsize))
-			goto out;
-
-		r.old_filter = hwt_dev_filter_get(r.dev);
-		for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
-			ret = hwt_dev_filter_set(r.dev, f, !(families & (1u << f)));
-			if (ret < 0) {
-				dev_error("set filter", ret);
-				goto out;
-			}
-		}
-	}
-
-	memset(&info, 0, sizeof(info));
-	host_info(&info);
-	info.nr_cpus = r.ver.nr_cpus;
-	info.clock = r.ver.clock;
-	info.cycles_per_msec = r.ver.cycles_per_msec;
-	info.families = families;
-	info.chunk_mode = r.mode == MODE_CYCLIC ? HWT_CHUNK_CYC :
-			  r.mode == MODE_CHAIN ? HWT_CHUNK_JTN : HWT_CHUNK_STOP;
-	if (r.bpf)
-		snprintf(info.backend, sizeof(info.backend), "bpf");
-	if (r.udp < 0) {
-		ret = hwt_writer_open(&r.w, out, &info, &wopts);
-		if (ret < 0) {
-			errmsg("%s: %s", out, strerror(-ret));
+	if (open_output(&r, &o))
+		goto out;
+	if (o.cmd) {
+		r.child = spawn(o.cmd, &gate);
+		if (r.child < 0) {
+			errmsg("starting %s: %s", o.cmd[0], strerror(errno));
 			goto out;
 		}
 	}
-
-	if (optind < argc) {
-		child = spawn(argv + optind, &gate);
-		if (child < 0) {
-			errmsg("starting %s: %s", argv[optind], strerror(errno));
-			goto out;
-		}
-	}
+	/* after the fork: the command keeps the policy it was started with */
+	if (o.rt_prio && rec_set_rt_prio(o.rt_prio))
+		goto out;
 	install_stop_handlers();
-	ret = enable(&r);
+	ret = r.be->enable(&r);
 	if (ret < 0) {
 		dev_error("enable", ret);
 		goto out;
@@ -701,103 +533,28 @@ allocate:
 	r.enabled = 1;
 	if (gate >= 0) {
 		if (write(gate, "g", 1) != 1)
-			errmsg("starting %s: %s", argv[optind], strerror(errno));
+			errmsg("starting %s: %s", o.cmd[0], strerror(errno));
 		close(gate);
 		gate = -1;
 	}
 
-	t0 = last_status = last_flush = now();
-	quiet = quiet || !isatty(STDERR_FILENO);
-	while (!stop_requested) {
-		double t;
-
-		if (r.mode == MODE_STREAM) {
-			int64_t n = poll_rings(&r, 100, wait_ms, sink);
-
-			if (n < 0 && n != -EINTR) {
-				r.err = (int)n;
-				errmsg("draining: %s", strerror((int)-n));
-				break;
-			}
-		} else {
-			struct timespec ts = { .tv_nsec = 100 * 1000000 };
-
-			nanosleep(&ts, NULL);
-		}
-		pump_names(&r);
-		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
-			child = -1;
-			break;
-		}
-		t = now();
-		if (duration > 0 && t - t0 >= duration)
-			break;
-		if (t - last_flush >= 1.0) {
-			counters(&r, lost, ow, &fill);
-			if (r.w) {
-				save_counters(&r, lost, ow);
-				/* a crash now loses at most the last second */
-				ret = hwt_writer_flush(r.w);
-				if (ret < 0) {
-					r.err = ret;
-					errmsg("%s: %s", out, strerror(-ret));
-					break;
-				}
-			}
-			last_flush = t;
-		}
-		if (!quiet && t - last_status >= 0.5)
-			status_line(&r, t0, &last_total, &last_status, lost, fill);
-	}
-	if (!quiet)
-		fputc('\n', stderr);
-
-	/* stop writers, then everything they left: STOP/JTN drained, CYC saved */
-	ret = disable(&r);
-	if (ret < 0)
-		dev_error("disable", ret);
-	r.enabled = 0;
-	if (!r.err) {
-		int64_t n = consume_rings(&r, sink);
-
-		if (n < 0) {
-			r.err = (int)n;
-			errmsg("draining: %s", strerror((int)-n));
-		}
-	}
-	pump_names(&r);
-	if (r.udp >= 0)
-		send_end(&r);
-	counters(&r, lost, ow, &fill);
-	if (r.w) {
-		save_counters(&r, lost, ow);
-		if (r.dev && hwt_dev_version(r.dev, &r.ver) == 0)
-			hwt_writer_set_names_lost(r.w, r.ver.names_lost);
-#ifdef HAVE_BPF
-		if (r.bpf)
-			hwt_writer_set_names_lost(r.w, hwt_bpf_names_lost(r.bpf));
-#endif
-		ret = hwt_writer_close(r.w);
-		r.w = NULL;
-		if (ret < 0 && !r.err) {
-			r.err = ret;
-			errmsg("%s: %s", out, strerror(-ret));
-		}
-	}
-	summary(&r, out, lost, ow, now() - t0);
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, &child_status, 0);
-	} else if (optind < argc && WIFEXITED(child_status) && WEXITSTATUS(child_status)) {
-		errmsg("note: %s exited with status %d", argv[optind],
-		       WEXITSTATUS(child_status));
+	r.quiet = r.quiet || !isatty(STDERR_FILENO);
+	rec_drain(&r);
+	rec_drain_rest(&r);
+	rec_summary(&r);
+	if (r.child > 0) {
+		kill(r.child, SIGTERM);
+		waitpid(r.child, &r.child_status, 0);
+	} else if (o.cmd && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status)) {
+		errmsg("note: %s exited with status %d", o.cmd[0],
+		       WEXITSTATUS(r.child_status));
 	}
 	rc = r.err ? EXIT_ERR : EXIT_OK;
 out:
 	if (gate >= 0)
 		close(gate);
-	if (child > 0 && rc != EXIT_OK)
-		waitpid(child, NULL, 0);
+	if (r.child > 0 && rc != EXIT_OK)
+		waitpid(r.child, NULL, 0);
 	if (r.w) {
 		/* an error before the end: keep what was written, marked complete */
 		hwt_writer_close(r.w);
@@ -805,16 +562,12 @@ out:
 	if (r.dev) {
 		teardown(&r);
 		hwt_dev_close(r.dev);
-	} else {
-		hwt_consumer_free(r.cons);
 	}
 #ifdef HAVE_BPF
 	hwt_bpf_close(r.bpf);
 #endif
 	if (r.udp >= 0)
 		close(r.udp);
-	free(r.cpu_records);
-	free(lost);
-	free(ow);
+	rec_free(&r);
 	return rc;
 }

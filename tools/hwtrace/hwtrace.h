@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtrace(1): one file per subcommand, helpers in util.c.
+ * hwtrace(1): one file per subcommand, helpers in util.c; record is in
+ * three (record.h).
  *
  *   record/snapshot: /dev/hwtrace -> libhwt consumer -> .hwt file or UDP
  *   listen:          UDP -> .hwt file
@@ -39,11 +40,6 @@ int cmd_log(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_listen(int argc, char **argv);
-
-/* record_bpf.c: open libhwt's BPF backend, explaining failures; 0 or an exit code */
-struct hwt_bpf;
-int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
-		 uint32_t mode, int verbose);
 
 /* util.c: parsing (unit-tested in tests/test_util.c) */
 #define FAMILIES_ALL	0x0FFFu		/* families 0..11 have events */

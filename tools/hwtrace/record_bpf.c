@@ -9,12 +9,67 @@
 #include <string.h>
 
 #include "hwtrace.h"
+#include "record.h"
 
 #ifdef HAVE_BPF
 #include <hwt/bpf.h>
 
-int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
-		 uint32_t mode, int verbose)
+static int bpf_enable(struct rec *r)
+{
+	/* the programs ran (and may have missed) since they attached */
+	r->missed_base = hwt_bpf_missed(r->bpf);
+	return hwt_bpf_start(r->bpf);
+}
+
+static int bpf_disable(struct rec *r)
+{
+	return hwt_bpf_stop(r->bpf);
+}
+
+static int64_t bpf_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)
+{
+	return hwt_bpf_poll(r->bpf, timeout_ms, r->wait_ms * 1000, fn, r);
+}
+
+static int64_t bpf_consume(struct rec *r, hwt_sink_fn_t fn)
+{
+	return hwt_bpf_consume(r->bpf, 0, fn, r);
+}
+
+static int bpf_read_names(struct rec *r, struct hwt_name *names, size_t n)
+{
+	return hwt_bpf_read_names(r->bpf, names, n);
+}
+
+static void bpf_counters(struct rec *r, uint64_t *lost, uint64_t *ow, uint64_t *fill_pct)
+{
+	r->missed = hwt_bpf_missed(r->bpf) - r->missed_base;
+	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++) {
+		uint64_t pct = hwt_bpf_fill(r->bpf, cpu) * 100 / hwt_bpf_slots(r->bpf);
+
+		hwt_bpf_counters(r->bpf, cpu, &lost[cpu], &ow[cpu]);
+		if (pct > *fill_pct)
+			*fill_pct = pct;
+	}
+}
+
+static uint64_t bpf_names_lost(struct rec *r)
+{
+	return hwt_bpf_names_lost(r->bpf);
+}
+
+static const struct rec_backend bpf_backend = {
+	.enable = bpf_enable,
+	.disable = bpf_disable,
+	.poll = bpf_poll,
+	.consume = bpf_consume,
+	.read_names = bpf_read_names,
+	.counters = bpf_counters,
+	.names_lost = bpf_names_lost,
+};
+
+static int open_bpf(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
+		    uint32_t mode, int verbose)
 {
 	const char *env = getenv("HWT_BPF_VERBOSE");
 	struct hwt_bpf_opts o = {
@@ -81,15 +136,28 @@ int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
 	}
 	return EXIT_ERR;
 }
-#else
-int rec_bpf_open(struct hwt_bpf **out, uint32_t families, uint64_t bufsize,
-		 uint32_t mode, int verbose)
+
+int rec_bpf_open(struct rec *r, uint32_t families, uint64_t bufsize, int verbose)
 {
+	int ret = open_bpf(&r->bpf, families, bufsize,
+			   r->mode == MODE_CYCLIC ? HWT_CHUNK_CYC : HWT_CHUNK_STOP,
+			   verbose);
+
+	if (ret)
+		return ret;
+	r->be = &bpf_backend;
+	r->ver.nr_cpus = hwt_bpf_nr_cpus(r->bpf);
+	r->ver.clock = HWT_CLOCK_MONO;
+	r->ver.cycles_per_msec = 1000000;	/* bpf_ktime_get_ns() */
+	return 0;
+}
+#else
+int rec_bpf_open(struct rec *r, uint32_t families, uint64_t bufsize, int verbose)
+{
+	(void)r;
 	(void)families;
 	(void)bufsize;
-	(void)mode;
 	(void)verbose;
-	*out = NULL;
 	errmsg("this hwtrace was built without the BPF backend (it needs libbpf-dev, bpftool and clang at build time)");
 	return EXIT_ERR;
 }

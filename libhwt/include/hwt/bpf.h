@@ -92,9 +92,9 @@ int hwt_bpf_stop(struct hwt_bpf *b);
 int64_t hwt_bpf_consume(struct hwt_bpf *b, unsigned int flags,
 			hwt_sink_fn_t sink, void *ctx);
 /*
- * Drain the STOP rings; if nothing came, wait up to timeout_ms (-1: forever)
- * checking every wait_us (0: 10 ms).  Returns records passed on (0: timed
- * out) or -EINTR.  Shaped like hwt_consumer_poll().
+ * Sleep wait_us (0: 10 ms), then drain the STOP rings in bulk; again while
+ * nothing came, up to timeout_ms (-1: forever).  Returns records passed on
+ * (0: timed out) or -EINTR.  Shaped like hwt_consumer_poll().
  */
 int64_t hwt_bpf_poll(struct hwt_bpf *b, int timeout_ms, uint32_t wait_us,
 		     hwt_sink_fn_t sink, void *ctx);

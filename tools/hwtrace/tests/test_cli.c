@@ -203,6 +203,26 @@ START_TEST(test_record_size_too_large)
 }
 END_TEST
 
+/* -r: SCHED_FIFO's range, refused before anything is touched */
+START_TEST(test_record_bad_rt_prio)
+{
+	static const char *const bad[] = { "0", "100", "-1", "x", "", "5x", "4294967297" };
+	static struct run r;
+	char *env[] = { CAP_ENV, NULL };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "hwtrace", "record", "-q", "-r", (char *)bad[i], "-d", "1", NULL };
+		char want[96];
+
+		run_hwtrace(&r, argv, env);
+		ck_assert_msg(r.status == 2, "-r '%s': exit %d", bad[i], r.status);
+		snprintf(want, sizeof(want), "bad real-time priority '%s': 1..99 (SCHED_FIFO)", bad[i]);
+		ck_assert_msg(strstr(r.err, want), "-r '%s': %s", bad[i], r.err);
+		ck_assert_ptr_null(strstr(r.err, "events in"));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hwtrace-cli");
@@ -218,6 +238,7 @@ int main(void)
 	tcase_add_test(tc, test_chunk_ring_too_large);
 	tcase_add_test(tc, test_size_too_large_to_parse);
 	tcase_add_test(tc, test_record_size_too_large);
+	tcase_add_test(tc, test_record_bad_rt_prio);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include <hwt/hwt.h>
@@ -33,6 +37,8 @@ struct file_stats {
 
 static char dir[64];
 static const char *fake_total = "3000";	/* records per CPU */
+static int no_rt;	/* run() takes away what SCHED_FIFO needs */
+static char self[4096];	/* this program, the command of the -r tests */
 
 /* Run hwtrace with the fake device; returns its exit status. */
 static int run(char *const argv[], struct fake_report *rep, char *err, size_t errlen)
@@ -53,6 +59,14 @@ static int run(char *const argv[], struct fake_report *rep, char *err, size_t er
 		setenv("HWTRACE_DEV", "/fake/hwtrace", 1);
 		setenv("FAKE_CPUS", "3", 1);
 		setenv("FAKE_TOTAL", fake_total, 1);
+		if (no_rt) {
+			/* root keeps CAP_SYS_NICE across exec unless the bounding set loses it */
+			struct rlimit rl = { 0, 0 };
+
+			if (setrlimit(RLIMIT_RTPRIO, &rl) ||
+			    (!geteuid() && prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0)))
+				_exit(125);
+		}
 		execv("build/hwtrace", argv);
 		_exit(127);
 	}
@@ -360,6 +374,100 @@ START_TEST(test_udp_ipv6)
 }
 END_TEST
 
+/* May this process (as hwtrace would) switch to SCHED_FIFO? */
+static int rt_allowed(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct sched_param sp = { .sched_priority = 1 };
+
+		_exit(sched_setscheduler(0, SCHED_FIFO, &sp) ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* argv of "record -r PRIO -- this program --sched-report FILE" */
+#define RT_ARGV(prio, out, report) \
+	{ "hwtrace", "record", "-q", "-r", prio, "-f", "task", "-o", out, "--", self, \
+	  "--sched-report", report, NULL }
+
+/*
+ * -r 7: the drain (hwtrace's process, the command's parent) runs SCHED_FIFO
+ * at 7 while the command runs, and the command keeps SCHED_OTHER.  Where
+ * SCHED_FIFO is not allowed (no root, no CAP_SYS_NICE), hwtrace says so.
+ */
+START_TEST(test_rt_prio)
+{
+	struct fake_report rep;
+	char err[8192], out[128], report[128], got[256];
+	char *argv[] = RT_ARGV("7", out, report);
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/rt.hwt", dir);
+	snprintf(report, sizeof(report), "%s/rt.sched", dir);
+	rc = run(argv, &rep, err, sizeof(err));
+	check_left_clean(&rep);
+	if (!rt_allowed()) {
+		ck_assert_int_eq(rc, 1);
+		ck_assert_ptr_nonnull(strstr(err, "real-time priority 7 refused (EPERM)"));
+		return;
+	}
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	{
+		FILE *f = fopen(report, "r");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+		fclose(f);
+	}
+	ck_assert_str_eq(got, "parent fifo 7, self other 0\n");
+	unlink(report);
+	unlink(out);
+}
+END_TEST
+
+/* SCHED_FIFO refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): an error, before tracing */
+START_TEST(test_rt_prio_refused)
+{
+	struct fake_report rep;
+	char err[8192], out[128], report[128];
+	char *argv[] = RT_ARGV("7", out, report);
+
+	snprintf(out, sizeof(out), "%s/rtno.hwt", dir);
+	snprintf(report, sizeof(report), "%s/rtno.sched", dir);
+	no_rt = 1;
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 1);
+	no_rt = 0;
+	ck_assert_msg(strstr(err, "real-time priority 7 refused (EPERM): SCHED_FIFO needs root, CAP_SYS_NICE"),
+		      "%s", err);
+	ck_assert_uint_eq(rep.produced, 0);	/* never enabled */
+	check_left_clean(&rep);
+	ck_assert_int_ne(access(report, F_OK), 0);	/* the command never ran */
+	unlink(out);
+}
+END_TEST
+
+/* The -r tests' command: the policies of its parent and itself, into FILE. */
+static int sched_report(const char *path)
+{
+	struct sched_param pp, sp;
+	int ppol = sched_getscheduler(getppid()), spol = sched_getscheduler(0);
+	FILE *f = fopen(path, "w");
+
+	if (!f || sched_getparam(getppid(), &pp) || sched_getparam(0, &sp))
+		return 1;
+	fprintf(f, "parent %s %d, self %s %d\n",
+		ppol == SCHED_FIFO ? "fifo" : ppol == SCHED_OTHER ? "other" : "?",
+		pp.sched_priority,
+		spol == SCHED_FIFO ? "fifo" : spol == SCHED_OTHER ? "other" : "?",
+		sp.sched_priority);
+	return fclose(f) ? 1 : 0;
+}
+
 START_TEST(test_too_big)
 {
 	struct fake_report rep;
@@ -374,12 +482,22 @@ START_TEST(test_too_big)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("hwtrace-record");
-	TCase *tc = tcase_create("fake device");
+	Suite *s;
+	TCase *tc;
 	SRunner *sr;
 	int failed;
+	ssize_t n;
+
+	if (argc == 3 && !strcmp(argv[1], "--sched-report"))
+		return sched_report(argv[2]);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return EXIT_FAILURE;
+	self[n] = '\0';
+	s = suite_create("hwtrace-record");
+	tc = tcase_create("fake device");
 
 	snprintf(dir, sizeof(dir), "/tmp/hwtrace-rec-XXXXXX");
 	if (!mkdtemp(dir))
@@ -390,6 +508,8 @@ int main(void)
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_too_big);
+	tcase_add_test(tc, test_rt_prio);
+	tcase_add_test(tc, test_rt_prio_refused);
 	tcase_add_test(tc, test_udp);
 	tcase_add_test(tc, test_udp_paced);
 	tcase_add_test(tc, test_udp_ipv6);
