@@ -35,7 +35,8 @@
 static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
-"                      [-w MS] [--backend=module|bpf|auto] [-v] [-- COMMAND ARGS...]\n"
+"                      [-w MS] [--backend=module|bpf|auto] [-v] [--persist]\n"
+"                      [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -58,6 +59,8 @@ static const char usage[] =
 "               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"
 "               cyclic); auto (default): the module if loaded, else bpf\n"
 "  -v           --verbose: libbpf's messages, the verifier's log included\n"
+"  --persist    -m cyclic into the persistent area (hwtrace.ko persist=): its\n"
+"               last records survive a panic and a warm reboot (hwtrace recover)\n"
 "\n"
 "A final per-CPU summary, with lost event counts, goes to stderr.\n"
 "Exit status: 0, 1 error, 2 usage.\n";
@@ -75,6 +78,7 @@ struct rec {
 	enum mode mode;
 	int chunk[2];
 	int nr_chunks;
+	int persist;			/* chunk[0] is the persistent area's */
 	int enabled;
 	int old_filter;
 	struct hwt_consumer *cons;
@@ -298,7 +302,23 @@ static int setup_chunks(struct rec *r, uint64_t bufsize)
 	int ret;
 
 	r->nr_chunks = r->mode == MODE_CHAIN ? 2 : 1;
-	for (int i = 0; i < r->nr_chunks; i++) {
+	if (r->persist) {
+		struct hwt_persist_info pi;
+
+		ret = hwt_dev_persist_info(r->dev, &pi);
+		if (ret < 0) {
+			dev_error("persistent area", ret);
+			return ret;
+		}
+		if (pi.state != HWT_PERSIST_RECORDING) {
+			errmsg("%s", pi.state == HWT_PERSIST_OFF ?
+			       "no persistent area: load hwtrace with persist= (see hwtrace(1))" :
+			       "the persistent area holds a previous boot's trace: save it with 'hwtrace recover -o FILE --release' first");
+			return -EBUSY;
+		}
+		r->chunk[0] = pi.chunk;
+	}
+	for (int i = r->persist; i < r->nr_chunks; i++) {
 		uint32_t flags = i ? HWT_CHUNK_STOP : mode_flags[r->mode];
 
 		ret = hwt_dev_chunk_create(r->dev, bufsize, EMERGENCY_SIZE, flags);
@@ -352,6 +372,8 @@ static void teardown(struct rec *r)
 			hwt_dev_chunk_set_flags(r->dev, r->chunk[i],
 						((uint32_t)flags & HWT_CHUNK_USER_FLAGS) |
 						HWT_CHUNK_FREE);
+		if (i == 0 && r->persist)
+			continue;	/* the area's chunk stays, for the next recording */
 		if (hwt_dev_chunk_delete(r->dev, r->chunk[i]) < 0)
 			errmsg("note: chunk %d left behind (hwtrace ctl table)", r->chunk[i]);
 	}
@@ -461,6 +483,7 @@ int cmd_record(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "persist", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -541,10 +564,18 @@ int cmd_record(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
+		case 'P':
+			r.persist = 1;
+			break;
 		default:
 			fputs(usage, stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (r.persist && (r.mode != MODE_CYCLIC || bufsize_given ||
+			  backend == BACKEND_BPF)) {
+		errmsg("--persist records -m cyclic with the module, into the persistent area's own size (no -b)");
+		return EXIT_USAGE;
 	}
 	if (bufsize % HWT_EVENT_SIZE || bufsize < MIN_BUFSIZE) {
 		errmsg("buffer size %" PRIu64 " refused: at least %d bytes, a multiple of %d",
@@ -610,7 +641,7 @@ int cmd_record(int argc, char **argv)
 		errmsg("tracing is already on (another recorder?): stop it first with 'hwtrace ctl disable'");
 		goto out;
 	}
-	{
+	if (!r.persist) {
 		/* each chunk charges whole pages plus a meta page, on every CPU */
 		uint64_t per_cpu = ((bufsize + EMERGENCY_SIZE + 4095) & ~4095ull) + 4096;
 		uint64_t avail = r.ver.max_memory > r.ver.used_memory ?

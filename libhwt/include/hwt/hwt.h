@@ -192,6 +192,9 @@ int hwt_dev_ring_info(struct hwt_dev *d, uint32_t chunk, uint32_t cpu,
 		      struct hwt_ring_info *info);
 int hwt_dev_probe_info(struct hwt_dev *d, uint32_t index,
 		       struct hwt_probe_info *info);
+/* The persist= area: what it holds; release a kept trace so it records again. */
+int hwt_dev_persist_info(struct hwt_dev *d, struct hwt_persist_info *info);
+int hwt_dev_persist_release(struct hwt_dev *d);
 /*
  * Read queued name records (never blocks); returns how many, 0 when none.
  * -EOPNOTSUPP when the module has no name channel.
