@@ -95,15 +95,18 @@ static int covered(struct resource *res, void *arg)
 /* SIZE@ADDR: memory the firmware map marks reserved, no byte of it RAM. */
 static int persist_parse_range(const char *s)
 {
-	u64 size, addr, seen = 0;
+	u64 size, addr = 0, seen = 0;
 	char *p;
+	bool at;
 
 	size = memparse(s, &p);
-	if (*p != '@')
+	at = *p == '@';
+	if (at)
+		addr = memparse(p + 1, &p);
+	if (!at || (*p && *p != '\n')) {
+		pr_err("persist=%s: not SIZE@ADDR (4M@0x20000000) nor a reserve_mem name\n", s);
 		return -EINVAL;
-	addr = memparse(p + 1, &p);
-	if (*p && *p != '\n')
-		return -EINVAL;
+	}
 	if (!size || !PAGE_ALIGNED(size) || !PAGE_ALIGNED(addr) ||
 	    addr + size < addr) {
 		pr_err("persist=%s: size and address must be whole pages\n", s);

@@ -2,8 +2,9 @@
 /*
  * persist_inject CPU READY_FILE: pinned to CPU, log user_event_1 records
  * numbered 0, 1, 2, ... (par1 = CPU, par2 = number) until killed or the
- * machine panics; READY_FILE is created after the first 10000, so that
- * persist_test.sh crashes the machine mid-stream on every CPU.
+ * machine panics; READY_FILE is created after the first 200000 (more than
+ * a CPU's ring in the test's 4 MiB area holds), so that persist_test.sh
+ * crashes the machine mid-stream, with every ring wrapped.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 			perror("HWT_IOC_LOG_EVENT");
 			return 1;
 		}
-		if (++log.par2 == 10000)
+		if (++log.par2 == 200000)
 			close(open(argv[2], O_WRONLY | O_CREAT, 0644));
 	}
 }
