@@ -264,7 +264,8 @@ static int persist_start(void)
 	}
 	pa.stopped = false;
 	pa.chunk = c;
-	pa.state = HWT_PERSIST_RECORDING;
+	/* names, chunk and layout before the state that lets writers in */
+	smp_store_release(&pa.state, HWT_PERSIST_RECORDING);
 	hwt_chunks[id] = c;
 	pr_info("chunk %d records into %llu bytes at 0x%llx: %u records per CPU\n",
 		id, pa.size, (u64)pa.phys, h->nr_slots);
@@ -336,7 +337,9 @@ static void persist_crash(u16 kind)
 	u32 me = raw_smp_processor_id();
 	int cpu;
 
-	if (READ_ONCE(pa.state) != HWT_PERSIST_RECORDING || xchg(&pa.stopped, true))
+	/* acquire: pairs with persist_start()'s release of the state */
+	if (smp_load_acquire(&pa.state) != HWT_PERSIST_RECORDING ||
+	    xchg(&pa.stopped, true))
 		return;
 	for_each_possible_cpu(cpu)
 		if (READ_ONCE(per_cpu(hwt_cur, cpu)) == c)
@@ -394,8 +397,9 @@ void hwt_persist_name(u32 kind, u32 id, u32 tgid, const char *name)
 	struct hwt_name *n;
 	unsigned long flags;
 
-	if (READ_ONCE(pa.state) != HWT_PERSIST_RECORDING || READ_ONCE(pa.stopped) ||
-	    !h->names_max)
+	/* acquire: pairs with persist_start()'s release of the state */
+	if (smp_load_acquire(&pa.state) != HWT_PERSIST_RECORDING ||
+	    READ_ONCE(pa.stopped) || !h->names_max)
 		return;
 	raw_spin_lock_irqsave(&persist_names_lock, flags);
 	n = &pa.names[h->names_written % h->names_max];
@@ -426,7 +430,7 @@ int hwt_persist_info(struct hwt_persist_info *info)
 int hwt_persist_release(void)
 {
 	if (pa.state < HWT_PERSIST_PREVIOUS)
-		return pa.state == HWT_PERSIST_OFF ? -ENODEV : -EALREADY;
+		return pa.state == HWT_PERSIST_OFF ? -ENOENT : -EINVAL;
 	if (atomic_read(&pa.mappings))
 		return -EBUSY;
 	pr_info("previous trace at 0x%llx released\n", (u64)pa.phys);
@@ -464,11 +468,8 @@ int hwt_persist_mmap(struct vm_area_struct *vma)
 	int ret;
 
 	mutex_lock(&hwt_lock);
-	ret = -ENODATA;
-	if (pa.state < HWT_PERSIST_PREVIOUS)
-		goto out;
 	ret = -EINVAL;
-	if (len != pa.size)
+	if (pa.state < HWT_PERSIST_PREVIOUS || len != pa.size)
 		goto out;
 	ret = -EPERM;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
