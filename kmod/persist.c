@@ -3,7 +3,18 @@
  * hwtrace persistent flight recorder: a CYC chunk whose rings live in memory
  * reserved at boot (memmap=SIZE$ADDR, or reserve_mem=SIZE:ALIGN:NAME from
  * 6.11), which a warm reboot leaves alone.  The UAPI header describes the
- * layout (struct hwt_persist_header).
+ * layout (struct hwt_persist_header):
+ *
+ *   phys  +--------+-------------+-----------------+-----------------+---
+ *         | header | names ring  | CPU 0: meta pg, | CPU 1: meta pg, | ...
+ *         | (page) | 4096 x 48 B | nr_slots recs   | nr_slots recs   |
+ *         +--------+-------------+-----------------+-----------------+---
+ *                   names_offset  ring_offset       + ring_stride
+ *
+ * The rings are a chunk's rings with their pages here instead of vmalloc:
+ * the write path (ring.h) does not know the difference, and the meta pages
+ * already hold what a reader needs after a crash (data_head, written,
+ * overwritten).
  *
  * At load, the area holds one of: nothing of ours (a cold boot, garbage:
  * it is laid out afresh and records), this boot's own earlier trace (module
@@ -43,18 +54,19 @@ MODULE_PARM_DESC(persist, "Persistent flight recorder: SIZE@ADDR of memory reser
 #define PERSIST_NAMES_MAX	4096
 #define PERSIST_MIN_SLOTS	64
 
+/* Set at load; state, chunk and names change under hwt_lock (release). */
 static struct {
 	phys_addr_t phys;
 	u64 size;
-	void *virt;
-	struct hwt_persist_header *hdr;
-	u32 state;			/* enum hwt_persist_state, under hwt_lock */
-	u32 found_version;
-	struct hwt_chunk *chunk;	/* RECORDING */
-	struct hwt_name *names;
-	bool stopped;			/* crashed: no more writes */
-	atomic_t mappings;		/* of the read-only area */
-	u8 boot_id[16];
+	void *virt;			/* memremap()ed, whole area */
+	struct hwt_persist_header *hdr;	/* == virt */
+	u32 state;			/* enum hwt_persist_state; writers acquire it */
+	u32 found_version;		/* OTHER_ABI: the version found */
+	struct hwt_chunk *chunk;	/* RECORDING: in hwt_chunks[] */
+	struct hwt_name *names;		/* RECORDING: under persist_names_lock */
+	bool stopped;			/* set once by a crash: no more writes */
+	atomic_t mappings;		/* vmas of the read-only kept area */
+	u8 boot_id[16];			/* this boot's */
 } pa;
 
 static DEFINE_RAW_SPINLOCK(persist_names_lock);
