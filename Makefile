@@ -62,11 +62,12 @@ check-vm-persist: vm-payload
 		--append 'memmap=4M$$0x20000000 hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist.log -i $(BUILD)/vm.cpio.gz
 
-# The same on 6.12 with its named reserve_mem= (nokaslr: the decompressor
-# does not know the area, and could put the kernel on it).
+# The same on 6.12, the trace in its named reserve_mem= (nokaslr: the
+# decompressor does not know that area, and could put the kernel on it);
+# the bad-input checks write through /dev/mem into a memmap= area.
 check-vm-persist-newer: vm-payload
 	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 300 \
-		--append 'reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
+		--append 'memmap=4M$$0x20000000 reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist-newer.log
 
 # The whole suite again on Debian 12's newest kernel series (6.12).
