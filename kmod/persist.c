@@ -525,6 +525,7 @@ int hwt_persist_init(void)
 	mutex_unlock(&hwt_lock);
 	if (ret) {
 		memunmap(pa.virt);
+		pa.virt = NULL;
 		pa.state = HWT_PERSIST_OFF;
 		return ret;
 	}
