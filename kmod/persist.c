@@ -288,6 +288,7 @@ static int persist_start(void)
 static u32 persist_examine(void)
 {
 	struct hwt_persist_header *h = pa.hdr;
+	bool same_boot;
 
 	if (READ_ONCE(h->magic) != HWT_PERSIST_MAGIC) {
 		pr_info("no previous trace at 0x%llx\n", (u64)pa.phys);
@@ -304,13 +305,16 @@ static u32 persist_examine(void)
 			(u64)pa.phys);
 		return HWT_PERSIST_CORRUPT;
 	}
-	if (!memcmp(h->boot_id, pa.boot_id, sizeof(h->boot_id))) {
+	/* a reload: this boot's trace is kept only if it ended in an oops */
+	same_boot = !memcmp(h->boot_id, pa.boot_id, sizeof(h->boot_id));
+	if (same_boot && !h->crash) {
 		pr_info("trace at 0x%llx is this boot's own: recording afresh\n",
 			(u64)pa.phys);
 		return HWT_PERSIST_OFF;
 	}
-	pr_info("previous boot's trace at 0x%llx (%s, %u CPUs): read-only until released\n",
-		(u64)pa.phys, h->crash == HWT_CRASH_PANIC ? "panic" :
+	pr_info("%s trace at 0x%llx (%s, %u CPUs): read-only until released\n",
+		same_boot ? "this boot's" : "previous boot's", (u64)pa.phys,
+		h->crash == HWT_CRASH_PANIC ? "panic" :
 		h->crash == HWT_CRASH_OOPS ? "oops" : "no crash record", h->nr_cpus);
 	return HWT_PERSIST_PREVIOUS;
 }
