@@ -55,6 +55,21 @@ check-vm-smp4: vm-payload
 		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
+# The persistent flight recorder across a panic and a warm reboot: two boots
+# of one VM (run.sh --reboot), memory reserved with memmap= on the command line.
+check-vm-persist: vm-payload
+	bash scripts/vm/run.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+		--append 'memmap=4M$$0x20000000 hwt.tests=persist_test.sh' \
+		--log $(BUILD)/vm-persist.log -i $(BUILD)/vm.cpio.gz
+
+# The same on 6.12, the trace in its named reserve_mem= (nokaslr: the
+# decompressor does not know that area, and could put the kernel on it);
+# the bad-input checks write through /dev/mem into a memmap= area.
+check-vm-persist-newer: vm-payload
+	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+		--append 'memmap=4M$$0x20000000 reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
+		--log $(BUILD)/vm-persist-newer.log
+
 # The whole suite again on Debian 12's newest kernel series (6.12).
 check-vm-newer: vm-payload
 	bash scripts/vm/newer-kernel.sh --smp 2 --mem 1024 --timeout 1500 \
@@ -135,7 +150,8 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
-	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-host bench-payload demo clean
+	check-vm-smp2 check-vm-smp4 check-vm-newer check-vm-persist check-vm-persist-newer \
+	lint bench bench-host bench-payload demo clean
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

@@ -141,7 +141,7 @@ int hwt_chunk_delete(long id)
 	ret = chunk_lookup(id, &c);
 	if (ret)
 		return ret;
-	if (c->flags & HWT_CHUNK_NODEL)
+	if (c->flags & HWT_CHUNK_NODEL || c->persist)
 		return -EPERM;
 	if (!(c->flags & HWT_CHUNK_FREE) || atomic_read(&c->mappings))
 		return -EBUSY;

@@ -104,4 +104,9 @@ static inline u64 hwt_cycles_per_msec(void)
 				enum hrtimer_mode mode
 #endif
 
+/* reserve_mem=SIZE:ALIGN:NAME and its lookup came in 6.11. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define HWT_HAVE_RESERVE_MEM	1
+#endif
+
 #endif /* _HWT_COMPAT_H */

@@ -73,6 +73,10 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 		return hwt_set_clock((unsigned int)arg);
 	case HWT_IOC_PROBE_INFO:
 		return hwt_probe_info(buf);
+	case HWT_IOC_PERSIST_INFO:
+		return hwt_persist_info(buf);
+	case HWT_IOC_PERSIST_RELEASE:
+		return hwt_persist_release();
 	default:
 		return -ENOTTY;
 	}
@@ -90,6 +94,7 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct hwt_log log;
 		struct hwt_ring_info info;
 		struct hwt_probe_info probe;
+		struct hwt_persist_info persist;
 		u32 mask;
 	} buf;
 	void __user *uarg = (void __user *)arg;
@@ -173,6 +178,8 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 size;
 	int ret;
 
+	if (off == HWT_PERSIST_MMAP_OFFSET)
+		return hwt_persist_mmap(vma);
 	if (off & (BIT_ULL(HWT_MMAP_SHIFT) - 1))
 		return -EINVAL;
 	off >>= HWT_MMAP_SHIFT;
@@ -202,7 +209,10 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_EXEC)
 		goto out;
 	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
-	ret = remap_vmalloc_range(vma, mem, 0);
+	if (c->persist)
+		ret = hwt_persist_remap(vma, mem, size);
+	else
+		ret = remap_vmalloc_range(vma, mem, 0);
 	if (ret)
 		goto out;
 	vma->vm_private_data = c;

@@ -52,6 +52,7 @@ struct hwt_chunk {
 	u64 emergency_size;
 	u64 mem;			/* bytes charged against max_memory */
 	atomic_t mappings;		/* live vmas; delete waits for none */
+	bool persist;			/* rings in the persist= area (persist.c) */
 	struct hwt_ring rings[];	/* one per possible CPU, by CPU number */
 };
 
@@ -120,6 +121,16 @@ void hwt_name_irq(int irq, const char *name);
 u64 hwt_names_lost(void);
 bool hwt_names_ready(void);
 ssize_t hwt_names_read(char __user *buf, size_t count);
+
+/* persist.c: the flight recorder that survives a warm reboot */
+struct vm_area_struct;
+int hwt_persist_init(void);
+void hwt_persist_exit(void);
+void hwt_persist_name(u32 kind, u32 id, u32 tgid, const char *name);
+int hwt_persist_info(struct hwt_persist_info *info);
+int hwt_persist_release(void);
+int hwt_persist_mmap(struct vm_area_struct *vma);
+int hwt_persist_remap(struct vm_area_struct *vma, void *mem, u64 size);
 
 /* dev.c */
 int hwt_dev_init(void);

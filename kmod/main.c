@@ -68,14 +68,21 @@ static int __init hwt_init(void)
 	ret = hwt_control_init();
 	if (ret)
 		goto err_names;
-	ret = hwt_dev_init();
+	ret = hwt_persist_init();
 	if (ret)
 		goto err_control;
+	ret = hwt_dev_init();
+	if (ret)
+		goto err_persist;
 	pr_info("ready: %u CPUs, clock %s, %u MiB cap\n", nr_cpu_ids,
 		hwt_clock_kind() == HWT_CLOCK_TSC ? "tsc" : "mono",
 		(unsigned int)(hwt_max_memory >> 20));
 	return 0;
 
+err_persist:
+	mutex_lock(&hwt_lock);
+	hwt_persist_exit();
+	mutex_unlock(&hwt_lock);
 err_control:
 	hwt_control_exit();
 err_names:
@@ -89,6 +96,7 @@ static void __exit hwt_exit(void)
 	hwt_dev_exit();
 	mutex_lock(&hwt_lock);
 	hwt_disable();
+	hwt_persist_exit();
 	hwt_chunk_free_all();
 	mutex_unlock(&hwt_lock);
 	hwt_control_exit();

@@ -30,6 +30,7 @@ static void push(u32 kind, u32 id, u32 tgid, const char *name)
 	struct hwt_name *n;
 	unsigned long flags;
 
+	hwt_persist_name(kind, id, tgid, name);
 	raw_spin_lock_irqsave(&names_lock, flags);
 	if (head - tail == NAMES_MAX) {
 		names_lost++;

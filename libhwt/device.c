@@ -206,6 +206,17 @@ int hwt_dev_probe_info(struct hwt_dev *d, uint32_t index,
 	return dev_ioctl_ptr(d, HWT_IOC_PROBE_INFO, info);
 }
 
+int hwt_dev_persist_info(struct hwt_dev *d, struct hwt_persist_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return dev_ioctl_ptr(d, HWT_IOC_PERSIST_INFO, info);
+}
+
+int hwt_dev_persist_release(struct hwt_dev *d)
+{
+	return dev_ioctl(d, HWT_IOC_PERSIST_RELEASE, 0);
+}
+
 int hwt_dev_read_names(struct hwt_dev *d, struct hwt_name *names, size_t n)
 {
 	ssize_t got;

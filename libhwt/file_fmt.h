@@ -47,7 +47,11 @@ struct hwt_file_header {
 	char kernel_release[65];	/* NUL-terminated (uname -r) */
 	char hostname[65];
 	char backend[16];		/* "module" or "bpf" */
-	uint8_t reserved1[42];
+	/* HWT_FH_RECOVERED: the persistent area's (hwtrace recover) */
+	uint8_t boot_id[16];		/* boot that wrote the trace */
+	uint32_t crash;			/* enum hwt_crash_kind */
+	uint32_t crash_cpu;
+	uint8_t reserved1[18];
 	uint32_t header_crc;		/* CRC-32 of the 252 bytes before it */
 } __attribute__((packed));
 
@@ -55,6 +59,7 @@ _Static_assert(sizeof(struct hwt_file_header) == HWT_FILE_HEADER_SIZE,
 	       "file header is 256 bytes");
 
 #define HWT_FH_COMPRESSED	0x1	/* the writer compressed record blocks */
+#define HWT_FH_RECOVERED	0x2	/* a previous boot's persistent trace */
 
 #define HWT_BLOCK_MAGIC		0x42545748u	/* "HWTB" */
 

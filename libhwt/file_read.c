@@ -223,6 +223,12 @@ static int read_header(struct hwt_reader *r)
 		   sizeof(h.hostname));
 	copy_field(r->info.backend, sizeof(r->info.backend), h.backend,
 		   sizeof(h.backend));
+	if (le32toh(h.flags) & HWT_FH_RECOVERED) {
+		r->info.recovery.recovered = 1;
+		r->info.recovery.crash = le32toh(h.crash);
+		r->info.recovery.crash_cpu = le32toh(h.crash_cpu);
+		memcpy(r->info.recovery.boot_id, h.boot_id, sizeof(h.boot_id));
+	}
 	return 0;
 }
 

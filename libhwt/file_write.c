@@ -37,6 +37,7 @@ struct hwt_writer {
 	uint64_t blocks;
 	uint32_t block_records;
 	int compress;			/* zstd level, 0: off */
+	struct hwt_recovery recovery;	/* recovered: 0 unless hwtrace recover */
 	ZSTD_CCtx *cctx;
 	void *zbuf;
 	size_t zbuf_size;
@@ -262,7 +263,13 @@ static int write_header(struct hwt_writer *w, const struct hwt_trace_info *info)
 	h.clock = htole32(info->clock);
 	h.families = htole32(info->families);
 	h.chunk_mode = htole32(info->chunk_mode);
-	h.flags = htole32(w->compress ? HWT_FH_COMPRESSED : 0);
+	h.flags = htole32((w->compress ? HWT_FH_COMPRESSED : 0) |
+			  (w->recovery.recovered ? HWT_FH_RECOVERED : 0));
+	if (w->recovery.recovered) {
+		memcpy(h.boot_id, w->recovery.boot_id, sizeof(h.boot_id));
+		h.crash = htole32(w->recovery.crash);
+		h.crash_cpu = htole32(w->recovery.crash_cpu);
+	}
 	h.cycles_per_msec = htole64(info->cycles_per_msec);
 	h.creation_time = (int64_t)htole64((uint64_t)info->creation_time);
 	h.block_records = htole32(w->block_records);
@@ -314,6 +321,10 @@ int hwt_writer_fdopen(struct hwt_writer **out, int fd,
 	}
 	w->compress = HWT_OPT(opts, compress, 0);
 	w->block_records = HWT_OPT(opts, block_records, 0);
+	if (HWT_OPT(opts, recovery, NULL)) {
+		w->recovery = *opts->recovery;
+		w->recovery.recovered = 1;
+	}
 	if (!w->block_records)
 		w->block_records = DEFAULT_BLOCK_RECORDS;
 	err = -EINVAL;

@@ -128,6 +128,8 @@ step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
 tap_suite vm-6.12 make check-vm-newer KDIR="$kdir"
+tap_suite vm-persist make check-vm-persist KDIR="$kdir"
+tap_suite vm-persist-6.12 make check-vm-persist-newer KDIR="$kdir"
 tap_suite demo bash scripts/check-demo.sh
 
 echo "$passed passed, $failed failed"

@@ -10,7 +10,10 @@
 #
 # A run fails when: there is no HWT-VM-DONE line; run.sh exited non-zero; the
 # guest deadline fired; a TAP result failed or none were printed; or the kernel
-# reported a bug, warning, lockdep splat, stall or hang.
+# reported a bug, warning, lockdep splat, stall or hang.  A test that crashes
+# the guest on purpose (run.sh --reboot) prints "# HWT-VM: expected panic"
+# first: what the kernel reports from there to the next boot's HWT-VM-START
+# is its own doing.
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
@@ -68,7 +71,9 @@ report_re+='|soft lockup|hard LOCKUP|watchdog: BUG'
 ignore_re='module verification failed'
 hits=$(awk -v re="$report_re" -v ign="$ignore_re" '
 	{ sub(/\r+$/, "") }
-	/HWT-VM-START/ { tests = 1 }
+	/HWT-VM: expected panic/ { crash = 1 }
+	/HWT-VM-START/ { tests = 1; crash = 0 }
+	crash { next }
 	/HWT-VM-DMESG-BEGIN/ { tests = 0 }
 	$0 ~ ign { next }
 	tests && $0 !~ /\[ *[0-9]+\.[0-9]+\] / { next }

@@ -8,16 +8,18 @@
 #
 # usage: scripts/vm/run.sh [--smp N] [--mem MB] [--timeout SEC] [--kernel PATH]
 #                          [--cpu MODEL] [--append ARGS] [--log FILE] [--quiet]
-#                          -i INITRAMFS
+#                          [--reboot] -i INITRAMFS
 #   --timeout  guest deadline for /hwt/run.sh (default 600); the host kills
 #              qemu 120 s after it
 #   --append   extra kernel command line arguments
 #   --log      console log (default: a new /tmp/hwt-vm.*.log, kept)
 #   --quiet    write the console only to the log
+#   --reboot   a panic reboots the guest (QEMU keeps its RAM) instead of
+#              ending the run: tests that survive a crash (persist_test.sh)
 set -euo pipefail
 
 usage() {
-	sed -n 's/^# \{0,1\}//; 9,16p' "$0" >&2
+	sed -n 's/^# \{0,1\}//; 9,18p' "$0" >&2
 	exit 2
 }
 
@@ -30,10 +32,12 @@ cpu=
 append=
 log=
 quiet=0
+reboot=-no-reboot
 initramfs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quiet) quiet=1; shift; continue ;;
+	--reboot) reboot=; shift; continue ;;
 	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | -i)
 		[ $# -ge 2 ] || usage ;;
 	*) usage ;;
@@ -67,7 +71,7 @@ if [ -z "$cpu" ]; then
 	fi
 fi
 
-# panic=-1 reboots at once on a panic and -no-reboot turns that into a qemu
+# panic=-1 reboots at once on a panic and -no-reboot (unless --reboot) turns that into a qemu
 # exit: the log then lacks HWT-VM-DONE. Oopses do not panic, so the rest of
 # the run and the kernel log still reach us.  A soft lockup or a hung task
 # does panic, after a backtrace of every CPU: a wedged guest would never
@@ -90,7 +94,7 @@ qrc=0
 # resets and screen clears.
 timeout -k 10 "$host_timeout" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp" -m "$mem" \
-	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initramfs" \
+	-nographic ${reboot:+"$reboot"} -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |
 	if [ "$quiet" = 1 ]; then cat >"$log"; else tee "$log"; fi ||

@@ -93,6 +93,8 @@ analyser_tests=(
 	"no-done.log            done,tap        vm: 1 passed, 2 failed, 0 skipped"
 	"panic.log              done,tap,kernel vm: 1 passed, 2 failed, 0 skipped"
 	"timeout.log            rc,timeout,tap  vm: 1 passed, 2 failed, 0 skipped"
+	"expected-panic.log     -               vm: 3 passed, 0 failed, 0 skipped"
+	"panic-after-reboot.log kernel          vm: 3 passed, 0 failed, 0 skipped"
 )
 
 boot_tests=(

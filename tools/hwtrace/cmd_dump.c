@@ -169,6 +169,16 @@ int cmd_dump(int argc, char **argv)
 			info->net->malformed, info->net->foreign, info->net->over_cpus,
 			info->net->over_memory, info->net->duplicate, info->net->late,
 			info->net->missing, info->net->kernel_dropped);
+	if (info->recovery.recovered) {
+		char id[40];
+
+		format_boot_id(info->recovery.boot_id, id, sizeof(id));
+		fprintf(d.out, "# recovered from the persistent area: boot %s ended in %s",
+			id, crash_name(info->recovery.crash));
+		if (info->recovery.crash)
+			fprintf(d.out, " on CPU %u", info->recovery.crash_cpu);
+		fputc('\n', d.out);
+	}
 	while ((ret = hwt_reader_next(d.r, &rec)) == 1) {
 		const char *name = hwt_event_name(rec.ev.code);
 		const char *fam = hwt_family_name(HWT_FAMILY(rec.ev.code));

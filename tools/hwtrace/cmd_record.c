@@ -37,7 +37,7 @@ static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
 "                      [-w MS] [-r PRIO] [--backend=module|bpf|auto] [-v]\n"
-"                      [-- COMMAND ARGS...]\n"
+"                      [--persist] [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -63,6 +63,8 @@ static const char usage[] =
 "               needed (kernel BTF, CAP_BPF and CAP_PERFMON; modes stream, stop,\n"
 "               cyclic); auto (default): the module if loaded, else bpf\n"
 "  -v           --verbose: libbpf's messages, the verifier's log included\n"
+"  --persist    -m cyclic into the persistent area (hwtrace.ko persist=): its\n"
+"               last records survive a panic and a warm reboot (hwtrace recover)\n"
 "\n"
 "A final per-CPU summary, with lost event counts, goes to stderr.\n"
 "Exit status: 0, 1 error, 2 usage.\n";
@@ -159,7 +161,23 @@ static int setup_chunks(struct rec *r, uint64_t bufsize)
 	int ret;
 
 	r->nr_chunks = r->mode == MODE_CHAIN ? 2 : 1;
-	for (int i = 0; i < r->nr_chunks; i++) {
+	if (r->persist) {
+		struct hwt_persist_info pi;
+
+		ret = hwt_dev_persist_info(r->dev, &pi);
+		if (ret < 0) {
+			dev_error("persistent area", ret);
+			return ret;
+		}
+		if (pi.state != HWT_PERSIST_RECORDING) {
+			errmsg("%s", pi.state == HWT_PERSIST_OFF ?
+			       "no persistent area: load hwtrace with persist= (see hwtrace(1))" :
+			       "the persistent area holds a previous boot's trace: save it with 'hwtrace recover -o FILE --release' first");
+			return -EBUSY;
+		}
+		r->chunk[0] = pi.chunk;
+	}
+	for (int i = r->persist; i < r->nr_chunks; i++) {
 		uint32_t flags = i ? HWT_CHUNK_STOP : mode_flags[r->mode];
 
 		ret = hwt_dev_chunk_create(r->dev, bufsize, EMERGENCY_SIZE, flags);
@@ -242,7 +260,8 @@ static int open_module(struct rec *r, struct rec_opts *o)
 		errmsg("tracing is already on (another recorder?): stop it first with 'hwtrace ctl disable'");
 		return EXIT_ERR;
 	}
-	ret = fit_memory(r, o);
+	/* the persistent area's chunk exists already, with its own size */
+	ret = r->persist ? 0 : fit_memory(r, o);
 	if (ret)
 		return ret;
 	copts.wait_us = r->wait_ms * 1000;
@@ -286,6 +305,8 @@ static void teardown(struct rec *r)
 			hwt_dev_chunk_set_flags(r->dev, r->chunk[i],
 						((uint32_t)flags & HWT_CHUNK_USER_FLAGS) |
 						HWT_CHUNK_FREE);
+		if (i == 0 && r->persist)
+			continue;	/* the area's chunk stays, for the next recording */
 		if (hwt_dev_chunk_delete(r->dev, r->chunk[i]) < 0)
 			errmsg("note: chunk %d left behind (hwtrace ctl table)", r->chunk[i]);
 	}
@@ -311,6 +332,7 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 		{ "rt-prio", required_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "persist", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -384,10 +406,18 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 		case 'v':
 			o->verbose = 1;
 			break;
+		case 'P':
+			r->persist = 1;
+			break;
 		default:
 			fputs(usage, stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (r->persist && (r->mode != MODE_CYCLIC || o->bufsize_given ||
+			   o->backend == BACKEND_BPF)) {
+		errmsg("--persist records -m cyclic with the module, into the persistent area's own size (no -b)");
+		return EXIT_USAGE;
 	}
 	if (o->bufsize % HWT_EVENT_SIZE || o->bufsize < MIN_BUFSIZE) {
 		errmsg("buffer size %" PRIu64 " refused: at least %d bytes, a multiple of %d",

@@ -40,6 +40,7 @@ int cmd_log(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_listen(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* util.c: parsing (unit-tested in tests/test_util.c) */
 #define FAMILIES_ALL	0x0FFFu		/* families 0..11 have events */
@@ -89,6 +90,9 @@ struct hwt_dev *open_dev(void);
 void dev_error(const char *what, int err);
 /* hwt_reader_open() with a message saying what went wrong. */
 int open_trace(const char *path, struct hwt_reader **r);
+/* A recovered trace: enum hwt_crash_kind in words; a boot id as a UUID. */
+const char *crash_name(uint32_t kind);
+void format_boot_id(const uint8_t *id, char *buf, size_t size);
 /* Fill a trace-info for this host (uname, hostname, time, backend). */
 void host_info(struct hwt_trace_info *info);
 /* -h/--help seen in argv: print usage and return 1. */

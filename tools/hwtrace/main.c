@@ -15,6 +15,7 @@ static const struct cmd cmds[] = {
 	{ "ctl",	cmd_ctl,	"the FTrace calls: chunks, filters, enable/disable" },
 	{ "log",	cmd_log,	"log a user or ipoint event" },
 	{ "snapshot",	cmd_snapshot,	"save a cyclic (flight recorder) chunk to a file" },
+	{ "recover",	cmd_recover,	"save a previous boot's trace from the persistent area" },
 	{ "listen",	cmd_listen,	"receive S.Ha.R.K. UDP trace packets into a .hwt file" },
 };
 

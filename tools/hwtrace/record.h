@@ -48,6 +48,7 @@ struct rec {
 	enum rec_mode mode;
 	int chunk[2];
 	int nr_chunks;
+	int persist;			/* chunk[0] is the persistent area's */
 	int enabled;
 	int old_filter;
 

@@ -464,6 +464,25 @@ void dev_error(const char *what, int err)
 	errmsg("%s: %s%s", what, strerror(-err), hint);
 }
 
+const char *crash_name(uint32_t kind)
+{
+	switch (kind) {
+	case HWT_CRASH_PANIC:
+		return "panic";
+	case HWT_CRASH_OOPS:
+		return "oops";
+	default:
+		return "no crash record (reset or watchdog?)";
+	}
+}
+
+void format_boot_id(const uint8_t *id, char *buf, size_t size)
+{
+	snprintf(buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8],
+		 id[9], id[10], id[11], id[12], id[13], id[14], id[15]);
+}
+
 void host_info(struct hwt_trace_info *info)
 {
 	struct utsname u;

@@ -79,6 +79,7 @@ enum hwt_event_code {
 	HWT_EV_ID			= 0x60,	/* cpu, pid */
 	HWT_EV_NUMEVENTS		= 0x70,	/* -, events */
 	HWT_EV_LOST			= 0x80,	/* -, lost total (Linux) */
+	HWT_EV_CRASH			= 0x90,	/* kind, cpu (Linux) */
 
 	/* ipoint */
 	HWT_EV_IPOINT			= 0x01,	/* number, value */
@@ -185,6 +186,16 @@ enum hwt_event_code {
 enum hwt_clock {
 	HWT_CLOCK_TSC	= 0,	/* CPU cycle counter (rdtsc on x86) */
 	HWT_CLOCK_MONO	= 1,	/* CLOCK_MONOTONIC in ns (1000000 per ms) */
+};
+
+/*
+ * crash par1: what stopped a persistent chunk (the last record of each of
+ * its rings); par2 is the CPU that panicked or oopsed.
+ */
+enum hwt_crash_kind {
+	HWT_CRASH_NONE	= 0,
+	HWT_CRASH_PANIC	= 1,
+	HWT_CRASH_OOPS	= 2,
 };
 
 /* task_activate par1: target CPU, bit 15 set for a newly created task. */
@@ -424,6 +435,69 @@ struct hwt_probe_info {
 	char tracepoint[64];
 };
 
+/*
+ * The persistent area (module parameter persist=): a CYC chunk in memory
+ * reserved at boot, which a warm reboot leaves alone.  Layout, all offsets
+ * from the start of the area:
+ *   0               struct hwt_persist_header (one page)
+ *   names_offset    names_max struct hwt_name, a ring: entry i % names_max
+ *   ring_offset     nr_cpus rings of ring_stride bytes, by CPU number: a
+ *                   struct hwt_ring_meta page (data_head, written,
+ *                   overwritten), then nr_slots records
+ * header_crc covers the header up to itself; the fields after it change
+ * while tracing.  A previous boot's area is mapped read-only, whole, at
+ * HWT_PERSIST_MMAP_OFFSET.
+ */
+#define HWT_PERSIST_MAGIC	0x31535250545748ULL	/* "HWTPRS1" */
+#define HWT_PERSIST_VERSION	1
+
+struct hwt_persist_header {
+	__u64 magic;
+	__u32 version;		/* HWT_PERSIST_VERSION */
+	__u32 header_size;	/* sizeof(struct hwt_persist_header) */
+	__u64 phys_addr;	/* where the area is: a moved area holds no trace */
+	__u64 size;		/* bytes of the area */
+	__u8 boot_id[16];	/* /proc/sys/kernel/random/boot_id of the writer */
+	__u32 clock;		/* enum hwt_clock at load or at the crash */
+	__u32 nr_cpus;		/* rings */
+	__u64 cycles_per_msec;
+	__u64 names_offset;
+	__u32 names_max;
+	__u32 page_size;
+	__u64 ring_offset;
+	__u64 ring_stride;
+	__u32 nr_slots;		/* records per ring */
+	__u32 crash;		/* enum hwt_crash_kind: what stopped it */
+	__u32 crash_cpu;
+	__u32 reserved0;
+	__u64 reserved[4];
+	__u32 header_crc;	/* CRC-32 (zlib's) of the bytes before it */
+	__u32 reserved1;
+	/* live, not covered by the CRC */
+	__u64 names_written;	/* names ever stored: entries in the ring */
+};
+
+enum hwt_persist_state {
+	HWT_PERSIST_OFF		= 0,	/* no persist= parameter */
+	HWT_PERSIST_RECORDING	= 1,	/* this boot's: chunk records into it */
+	HWT_PERSIST_PREVIOUS	= 2,	/* a previous boot's trace, read-only */
+	HWT_PERSIST_CORRUPT	= 3,	/* our magic, but a torn or bad header */
+	HWT_PERSIST_OTHER_ABI	= 4,	/* written by another layout version */
+};
+
+struct hwt_persist_info {
+	__u32 state;		/* enum hwt_persist_state */
+	__s32 chunk;		/* RECORDING: the chunk's id; else -1 */
+	__u64 phys_addr;
+	__u64 size;		/* bytes to map at mmap_offset */
+	__u64 mmap_offset;	/* PREVIOUS, CORRUPT, OTHER_ABI: read-only */
+	__u32 version;		/* OTHER_ABI: the version found */
+	__u32 reserved0;
+	__u64 reserved[3];
+};
+
+#define HWT_PERSIST_MMAP_OFFSET	HWT_MMAP_OFFSET(HWT_MAX_CHUNKS, 0, 0)
+
 #define HWT_IOC_MAGIC		0xB8
 #define HWT_IOC_GET_VERSION	_IOR(HWT_IOC_MAGIC, 0x00, struct hwt_version)
 #define HWT_IOC_ENABLE		_IO(HWT_IOC_MAGIC, 0x01)
@@ -442,5 +516,8 @@ struct hwt_probe_info {
 #define HWT_IOC_RING_INFO	_IOWR(HWT_IOC_MAGIC, 0x0E, struct hwt_ring_info)
 #define HWT_IOC_SET_CLOCK	_IO(HWT_IOC_MAGIC, 0x0F)	/* arg: hwt_clock */
 #define HWT_IOC_PROBE_INFO	_IOWR(HWT_IOC_MAGIC, 0x10, struct hwt_probe_info)
+#define HWT_IOC_PERSIST_INFO	_IOR(HWT_IOC_MAGIC, 0x11, struct hwt_persist_info)
+/* Drop a previous boot's (or a corrupt) trace: the area records again. */
+#define HWT_IOC_PERSIST_RELEASE	_IO(HWT_IOC_MAGIC, 0x12)
 
 #endif /* _UAPI_LINUX_HWTRACE_H */

@@ -60,6 +60,8 @@ struct hwt_writer_opts {
 	size_t sz;			/* sizeof(struct hwt_writer_opts) */
 	int compress;			/* 0: raw records; 1..22: zstd level */
 	uint32_t block_records;		/* records per block per CPU; 0: 4096 */
+	/* hwtrace recover: mark the file as a previous boot's trace */
+	const struct hwt_recovery *recovery;
 };
 
 /*
@@ -199,6 +201,9 @@ int hwt_dev_ring_info(struct hwt_dev *d, uint32_t chunk, uint32_t cpu,
 		      struct hwt_ring_info *info);
 int hwt_dev_probe_info(struct hwt_dev *d, uint32_t index,
 		       struct hwt_probe_info *info);
+/* The persist= area: what it holds; release a kept trace so it records again. */
+int hwt_dev_persist_info(struct hwt_dev *d, struct hwt_persist_info *info);
+int hwt_dev_persist_release(struct hwt_dev *d);
 /*
  * Read queued name records (never blocks); returns how many, 0 when none.
  * -EOPNOTSUPP when the module has no name channel.
@@ -348,6 +353,26 @@ int hwt_udp_encode(void *buf, size_t room, uint32_t packet_number,
  */
 int hwt_udp_decode(const void *buf, size_t len, struct hwt_udp_header *hdr,
 		   uint32_t *cpu, struct hwt_event *ev);
+
+/* --- the persistent area: a previous boot's trace (hwtrace recover) --------- */
+
+/*
+ * Check an image of the persist= area (struct hwt_persist_header in
+ * <linux/hwtrace.h>), size bytes.  Returns 0 and *hdr, -ENODATA when it
+ * holds no trace of ours (a cold boot's garbage), -EPROTONOSUPPORT for
+ * another layout version, -EBADMSG for a torn header (checksum) or a layout
+ * that does not fit the area.
+ */
+int hwt_persist_check(const void *area, size_t size,
+		      const struct hwt_persist_header **hdr);
+/*
+ * Write a checked area's records (each CPU's ring, oldest first) and names
+ * to w, and each ring's loss counters.  records[nr_cpus], if not NULL, gets
+ * the records of each CPU.  Returns 0, HWT_PARTIAL when a ring's counters
+ * were damaged (that ring is left out, with a warning), or a negative errno.
+ */
+int hwt_persist_write(const void *area, size_t size, struct hwt_writer *w,
+		      uint64_t *records);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,17 @@ struct hwt_net_counters {
 #define HWT_NET_NR_COUNTERS	11	/* u64 fields of struct hwt_net_counters */
 
 /* What a trace says about itself (the .hwt header plus its metadata). */
+/*
+ * A trace recovered from the persistent area after a reboot: which boot
+ * wrote it and whether it ended in a crash (enum hwt_crash_kind).
+ */
+struct hwt_recovery {
+	uint32_t recovered;		/* 1: the fields below are set */
+	uint32_t crash;			/* HWT_CRASH_NONE / PANIC / OOPS */
+	uint32_t crash_cpu;
+	uint8_t boot_id[16];
+};
+
 struct hwt_trace_info {
 	uint32_t nr_cpus;
 	uint32_t clock;			/* enum hwt_clock */
@@ -78,6 +89,8 @@ struct hwt_trace_info {
 	uint64_t lost_nocpu;		/* events lost on no known CPU (bpf) */
 	/* received over UDP (hwtrace listen): its packet counters, else NULL */
 	const struct hwt_net_counters *net;
+	/* added by the .hwt reader: set in files hwtrace recover wrote */
+	struct hwt_recovery recovery;
 };
 
 /*

@@ -53,7 +53,7 @@ static const char *exit_status_lines(const char *text)
  */
 START_TEST(test_help_exit_status)
 {
-	static const char *const partial[] = { "dump", "stats", "convert", "listen" };
+	static const char *const partial[] = { "dump", "stats", "convert", "listen", "recover" };
 	static struct run r;
 	char names[16][32];
 	int n = list_commands(names, 16);

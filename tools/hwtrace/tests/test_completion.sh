@@ -69,7 +69,6 @@ expect() {
 	[ "$got" = "$want" ] || fail "'$line<TAB>' offers '$got', want '$want'"
 }
 
-expect "hwtrace rec" record
 expect "hwtrace record -f ta" task
 expect "hwtrace record -f task,ir" task,irq
 expect "hwtrace convert -O b" btf
@@ -78,6 +77,8 @@ expect "hwtrace record --backend=b" bpf
 expect "hwtrace ctl chunk cr" create
 expect "hwtrace ctl filter task o" on off
 expect "hwtrace snapshot -" -o -c -z --help
+expect "hwtrace recover -" -o -i -z --release --help
+expect "hwtrace rec" record recover
 expect "hwtrace help sn" snapshot
 expect "hwtrace listen --max-" --max-cpus --max-memory
 expect "hwtrace listen udp://0.0.0.0:1 --max-cpus " 
