@@ -649,6 +649,7 @@ static void emit_isr_ev(struct hwt_model *m, struct frame *f, unsigned int type,
 	struct hwt_mev ev = {
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = s->id, .inst = f->inst, .idx = s->idx,
+		.ctx_kind = HWT_ENT_NONE,	/* not "task index 0" */
 	};
 
 	emit(m, &ev);

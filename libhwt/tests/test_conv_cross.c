@@ -7,6 +7,8 @@
  */
 #include "test_conv_check.h"
 
+#define CONV_N(a)	(sizeof(a) / sizeof((a)[0]))
+
 struct model_counts {
 	size_t n[HWT_NR_MEV];
 	size_t isr_resumes;	/* task resumes after an ISR */
@@ -122,6 +124,254 @@ static void check_all(struct tu_stream *t, int expect)
 	ck_assert_uint_eq(sw, htf.task[TC_START] + htf.task[TC_RESUME] - mc.isr_resumes);
 	ck_assert_uint_eq(cpu, sw);
 }
+
+/* --- task names: every format names the same tasks as the records ---------- */
+
+#define NP_MAX	1024		/* test pids are below it; idle counts as 0 */
+
+/* The pid a task name ends with ("<comm>-<pid>"), 0 for "swapper/<cpu>". */
+static uint32_t name_pid(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char *end;
+	unsigned long pid;
+
+	if (!strncmp(name, "swapper/", 8))
+		return 0;
+	ck_assert_msg(dash, "task name '%s' has no pid", name);
+	pid = strtoul(dash + 1, &end, 10);
+	ck_assert_msg(!*end && pid < NP_MAX, "task name '%s'", name);
+	return (uint32_t)pid;
+}
+
+static uint32_t tid_pid(uint64_t tid)
+{
+	return tid >= HWT_TID_IDLE_BASE ? 0 : (uint32_t)tid;
+}
+
+/* What `hwtrace dump` names: the pids the scheduling records carry. */
+static void pids_of_records(const struct tu_stream *t, bool set[NP_MAX])
+{
+	memset(set, 0, NP_MAX);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hwt_record *r = &t->recs[i];
+
+		switch (HWT_CODE(r->ev.code)) {
+		case HWT_EV_TASK_SCHEDULE:
+			set[HWT_SWITCH_PREV(&r->ev) % NP_MAX] = true;
+			set[HWT_SWITCH_NEXT(&r->ev) % NP_MAX] = true;
+			break;
+		case HWT_EV_TASK_ACTIVATE:
+		case HWT_EV_ID:
+		case HWT_EV_TASK_CREATE:
+		case HWT_EV_TASK_END:
+		case HWT_EV_SET_PRIORITY:
+		case HWT_EV_INHERITANCE:
+			set[(r->ev.par2 & HWT_PID_MASK) % NP_MAX] = true;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void btf_pids(char *buf, size_t len, bool set[NP_MAX])
+{
+	char **ln;
+	size_t n = tu_lines(buf, len, &ln);
+
+	for (size_t i = 0; i < n; i++) {
+		char *f[8];
+
+		if (!ln[i][0] || ln[i][0] == '#')
+			continue;
+		ck_assert_int_ge(tc_csv(ln[i], f), 7);
+		if (!strcmp(f[3], "T"))
+			set[name_pid(f[4])] = true;
+	}
+	free(ln);
+}
+
+/* HTF: the entity table's names whose entity type is 00 (Task). */
+static void htf_pids(char *buf, size_t len, bool set[NP_MAX])
+{
+	char **ln;
+	size_t n = tu_lines(buf, len, &ln), ent = 0, typ = 0;
+	struct { char id[12]; char name[200]; } *e = calloc(4096, sizeof(*e));
+
+	ck_assert_ptr_nonnull(e);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(ln[i], "#EntityTable")) {
+			for (i++; i < n && !strncmp(ln[i], "#-", 2); i++, ent++) {
+				ck_assert_uint_lt(ent, 4096);
+				sscanf(ln[i] + 2, "%11s", e[ent].id);
+				snprintf(e[ent].name, sizeof(e[ent].name), "%s",
+					 strchr(ln[i], ' ') + 1);
+			}
+		}
+		if (!strcmp(ln[i], "#EntityTypeTable")) {
+			for (i++; i < n && !strncmp(ln[i], "#-", 2); i++, typ++) {
+				ck_assert_uint_lt(typ, ent);
+				if (!strcmp(strchr(ln[i], ' ') + 1, "00"))
+					set[name_pid(e[typ].name)] = true;
+			}
+		}
+	}
+	ck_assert_uint_eq(ent, typ);
+	free(e);
+	free(ln);
+}
+
+static void atf_pids(const char *buf, bool set[NP_MAX])
+{
+	for (const char *p = buf; (p = strstr(p, "<SystemElement Name=\"")); p++) {
+		const char *q = p + 21, *e = strchr(q, '"');
+		char name[256];
+
+		ck_assert_ptr_nonnull(e);
+		if (strncmp(strstr(e, "Type=\""), "Type=\"task\"", 11))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(e - q), q);
+		set[name_pid(name)] = true;
+	}
+}
+
+/* JSON: thread_name metadata of threads outside the CPUs pseudo-process. */
+static void json_pids(const char *buf, bool set[NP_MAX])
+{
+	const char *p = buf;
+	unsigned long pid, tid;
+
+	while ((p = strstr(p, "{\"ph\":\"M\",\"pid\":"))) {
+		ck_assert_int_eq(sscanf(p, "{\"ph\":\"M\",\"pid\":%lu,\"tid\":%lu", &pid, &tid), 2);
+		p++;
+		if (pid == 0x7FFFFFF0u || !strstr(p, "\"name\":\"thread_name\"") ||
+		    strstr(p, "\"name\":\"thread_name\"") > strchr(p, '}'))
+			continue;
+		set[tid_pid(tid) % NP_MAX] = true;
+	}
+}
+
+/* tband: the ids of task_name frames (0x5F: id, varlen tid, string). */
+static void tband_pids(const uint8_t *b, size_t len, bool set[NP_MAX])
+{
+	for (size_t i = 0; i < len;) {
+		const uint8_t *z = memchr(b + i, 0, len - i);
+		uint8_t p[1024];
+		size_t n = 0, k = i;
+		uint64_t tid = 0;
+
+		ck_assert_ptr_nonnull(z);
+		/* COBS: each code byte gives the distance to the next zero */
+		while (k < (size_t)(z - b)) {
+			uint8_t code = b[k++];
+
+			for (uint8_t c = 1; c < code; c++)
+				p[n++] = b[k++];
+			if (code != 0xFF && k < (size_t)(z - b))
+				p[n++] = 0;
+		}
+		if (n && p[0] == 0x5F) {
+			for (size_t j = 1, sh = 0; j < n; j++, sh += 7) {
+				tid |= (uint64_t)(p[j] & 0x7F) << sh;
+				if (!(p[j] & 0x80))
+					break;
+			}
+			set[tid_pid(tid) % NP_MAX] = true;
+		}
+		i = (size_t)(z - b) + 1;
+	}
+}
+
+static void check_names(struct tu_stream *t)
+{
+	static const char *const fmt[] = { "btf", "htf", "atf", "json", "tband" };
+	bool want[NP_MAX], got[NP_MAX];
+
+	pids_of_records(t, want);
+	for (size_t f = 0; f < CONV_N(fmt); f++) {
+		char *buf;
+		size_t len;
+
+		memset(got, 0, sizeof(got));
+		ck_assert_int_eq(tu_convert(fmt[f], &t->s, NULL, &buf, &len), 0);
+		if (!strcmp(fmt[f], "btf"))
+			btf_pids(buf, len, got);
+		else if (!strcmp(fmt[f], "htf"))
+			htf_pids(buf, len, got);
+		else if (!strcmp(fmt[f], "atf"))
+			atf_pids(buf, got);
+		else if (!strcmp(fmt[f], "json"))
+			json_pids(buf, got);
+		else
+			tband_pids((uint8_t *)buf, len, got);
+		free(buf);
+		for (uint32_t pid = 0; pid < NP_MAX; pid++)
+			ck_assert_msg(got[pid] == want[pid], "%s: task %u %s", fmt[f], pid,
+				      want[pid] ? "missing" : "not in the records");
+	}
+}
+
+/* An interrupt on cpu0 before the task that sorts first is ever named. */
+static void irq_first_trace(struct tu_stream *t)
+{
+	static const struct tu_name tasks[] = {
+		{ 100, 100, "first" }, { 200, 200, "second" }, { 0, 0, NULL },
+	};
+
+	tu_init(t, 2, 1000000);
+	t->tasks = tasks;
+	tu_add(t, 1000, 0, HWT_EV_ID, 0, 0);
+	tu_add(t, 1000, 1, HWT_EV_ID, 1, 200);
+	tu_add(t, 1100, 0, HWT_EV_INTERRUPT_START, 5, 0);
+	tu_add(t, 1150, 0, HWT_EV_TASK_ACTIVATE, 0, 100);
+	tu_add(t, 1200, 0, HWT_EV_INTERRUPT_END, 5, 1);
+	tu_switch(t, 1300, 0, 0, HWT_STATE_RUNNABLE, 100);
+	tu_switch(t, 1400, 0, 100, HWT_STATE_SLEEPING, 0);
+	tu_switch(t, 1500, 1, 200, HWT_STATE_SLEEPING, 0);
+}
+
+START_TEST(test_task_names)
+{
+	struct tu_stream t;
+
+	tu_fixture(&t);
+	check_names(&t);
+	tu_free(&t);
+	irq_first_trace(&t);
+	check_names(&t);
+	tu_free(&t);
+}
+END_TEST
+
+/* An ISR has no executing context of its own: never "task index 0". */
+static void isr_ctx(void *ctx, const struct hwt_mev *ev)
+{
+	size_t *n = ctx;
+
+	if (hwt_mev_kind(ev->type) == HWT_ENT_ISR) {
+		ck_assert_uint_eq(ev->ctx_kind, HWT_ENT_NONE);
+		(*n)++;
+	}
+}
+
+START_TEST(test_isr_context_none)
+{
+	struct tu_stream t;
+	struct hwt_model *m;
+	struct hwt_record r;
+	size_t n = 0;
+
+	irq_first_trace(&t);
+	ck_assert_int_eq(hwt_model_new(&m, &t.info, &t.s), 0);
+	hwt_model_set_sink(m, isr_ctx, &n);
+	while (tu_next(&t, &r) > 0)
+		ck_assert_int_eq(hwt_model_feed(m, &r), 0);
+	ck_assert_uint_eq(n, 2);
+	hwt_model_free(m);
+	tu_free(&t);
+}
+END_TEST
 
 START_TEST(test_cross_fixture)
 {
@@ -313,4 +563,5 @@ START_TEST(test_time_scales)
 END_TEST
 
 TU_MAIN("cross", test_cross_fixture, test_cross_generated, test_truncated_stream,
-	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales)
+	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales,
+	test_task_names, test_isr_context_none)
