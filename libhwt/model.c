@@ -407,7 +407,9 @@ static void set_ctx(struct hwt_model *m, struct hwt_mev *ev, uint32_t cpu)
 	} else if (c->cur != NONE) {
 		struct task *t = task_at(m, c->cur);
 
-		if (t->state == T_RUNNING && t->cpu == cpu) {
+		/* the idle task runs when nothing does */
+		if (t->state == T_RUNNING && t->cpu == cpu &&
+		    !HWT_TID_IS_IDLE(t->tid)) {
 			ev->ctx_kind = HWT_ENT_TASK;
 			ev->ctx_id = t->tid;
 			ev->ctx_inst = t->inst;

@@ -205,7 +205,9 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 		  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n"
 		  "    <Resource ID=\"0\" Scheduler=\"Linux\">\n", info->nr_cpus, date);
 	for (size_t i = 0; i < a->names.n[HWT_ENT_TASK]; i++)
-		element(a, HWT_ENT_TASK, i, "task");
+		/* a core running its idle task runs nothing: no element */
+		if (!HWT_TID_IS_IDLE(hwt_model_id(m, HWT_ENT_TASK, i)))
+			element(a, HWT_ENT_TASK, i, "task");
 	for (size_t i = 0; i < a->names.n[HWT_ENT_ISR]; i++)
 		element(a, HWT_ENT_ISR, i, "isr");
 	for (size_t i = 0; i < a->names.n[HWT_ENT_RUNNABLE]; i++)
@@ -256,7 +258,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	uint32_t ref;
 	char *d;
 
-	if (!e)
+	if (!e || hwt_mev_is_idle(ev))
 		return;
 	switch (ev->type) {
 	case HWT_MEV_LOST:

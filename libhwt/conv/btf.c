@@ -266,6 +266,9 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 	int uses;
 	char *d;
 
+	/* a CPU running its idle task runs nothing */
+	if (hwt_mev_is_idle(ev))
+		return;
 	/* the names the line needs */
 	if (kind < HWT_NR_ENT_KINDS && !btf_name(b, kind, ev->idx, ev->id))
 		return;

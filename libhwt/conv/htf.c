@@ -131,7 +131,7 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 		.kind = h->kind[ev->type],
 	} };
 
-	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
+	if (code < 0 || ev->cpu >= h->nr_cpus || h->err || hwt_mev_is_idle(ev))
 		return;
 	/* a file per core that has events: a header may declare 65536 CPUs */
 	if (!h->tmp[ev->cpu]) {
@@ -189,6 +189,12 @@ static int htf_entities(struct htf *h)
 	return hwt_names_build(&h->names, m, HWT_SAN_CTRL, NULL);
 }
 
+/* Idle tasks have no events and no entity: a gap in the ids. */
+static bool htf_idle(struct hwt_model *m, enum hwt_entity_kind k, size_t idx)
+{
+	return k == HWT_ENT_TASK && HWT_TID_IS_IDLE(hwt_model_id(m, k, idx));
+}
+
 static int htf_header(struct htf *h)
 {
 	struct hwt_model *m = h->run.model;
@@ -241,9 +247,11 @@ static int htf_header(struct htf *h)
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
-		for (size_t e = 0; e < h->names.n[k]; e++) {
+		for (size_t e = 0; e < h->names.n[k]; e++, id++) {
+			if (htf_idle(m, k, e))
+				continue;
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, id++, h->ent_digits);
+			ob_hex(&h->ob, id, h->ent_digits);
 			ob_printf(&h->ob, " %s\n", h->names.v[k][e]);
 		}
 	}
@@ -256,9 +264,11 @@ static int htf_header(struct htf *h)
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
-		for (size_t e = 0; e < h->names.n[k]; e++) {
+		for (size_t e = 0; e < h->names.n[k]; e++, id++) {
+			if (htf_idle(m, k, e))
+				continue;
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, id++, h->ent_digits);
+			ob_hex(&h->ob, id, h->ent_digits);
 			ob_printf(&h->ob, " %02X\n", kind_type[k]);
 		}
 	}

@@ -156,7 +156,6 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	const struct hwt_trace_info *info = run->in->info;
 	char tmp[HWT_NAME_MAX * 4 + 16], date[32];
 	size_t ntask;
-	bool idle_named = false;
 	int ret;
 
 	ret = hwt_names_build(&j->names, m, 0, json_str);
@@ -213,12 +212,11 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 		uint32_t tid = hwt_model_id(m, HWT_ENT_TASK, i);
 		uint32_t pid = task_pid(j, tid);
 
+		if (HWT_TID_IS_IDLE(tid))
+			continue;	/* never a track: idle is a gap */
 		json_meta(j, "thread_name", pid, tid, j->names.v[HWT_ENT_TASK][i]);
-		/* a process is named after its main thread, pid 0 once */
-		if (pid == 0 && !idle_named) {
-			json_meta(j, "process_name", 0, 0, "\"swapper\"");
-			idle_named = true;
-		} else if (pid && pid == tid) {
+		/* a process is named after its main thread */
+		if (pid == tid) {
 			json_meta(j, "process_name", pid, 0, j->names.v[HWT_ENT_TASK][i]);
 		}
 	}
@@ -272,7 +270,9 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 	int uses;
 	char *d;
 
-	if (cpu >= j->nr_cpus)
+	/* the idle task is a gap on the CPU track, not a slice */
+	if (cpu >= j->nr_cpus ||
+	    (ev->type <= HWT_MEV_TASK_DELETE && HWT_TID_IS_IDLE(ev->id)))
 		return;
 	switch (ev->type) {
 	case HWT_MEV_TASK_ACTIVATE:

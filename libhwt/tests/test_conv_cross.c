@@ -10,14 +10,24 @@
 #define CONV_N(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct model_counts {
-	size_t n[HWT_NR_MEV];
+	size_t n[HWT_NR_MEV];	/* of what runs: not the idle tasks */
 	size_t isr_resumes;	/* task resumes after an ISR */
+	size_t idle_in;		/* idle task switch-ins (tband marks them idle) */
+	size_t idle_runs;	/* softirqs in the idle task (tband shows them) */
 };
 
 static void count_ev(void *ctx, const struct hwt_mev *ev)
 {
 	struct model_counts *c = ctx;
 
+	if (hwt_mev_is_idle(ev)) {
+		if ((ev->type == HWT_MEV_TASK_START || ev->type == HWT_MEV_TASK_RESUME) &&
+		    !(ev->flags & HWT_MEVF_ISR))
+			c->idle_in++;
+		if (ev->type == HWT_MEV_RUN_START)
+			c->idle_runs++;
+		return;
+	}
 	c->n[ev->type]++;
 	if (ev->type == HWT_MEV_TASK_RESUME && (ev->flags & HWT_MEVF_ISR))
 		c->isr_resumes++;
@@ -119,10 +129,12 @@ static void check_all(struct tu_stream *t, int expect)
 	ck_assert_uint_eq(atf[5], htf.task[TC_TERM] + htf.isr[TC_I_TERM] +
 			  htf.runnable[3]);
 	/* tband and JSON: ISRs nest, the task they interrupt keeps running */
-	ck_assert_uint_eq(isr_in, htf.isr[TC_I_START] + htf.runnable[0]);
+	ck_assert_uint_eq(isr_in, htf.isr[TC_I_START] + htf.runnable[0] + mc.idle_runs);
 	ck_assert_uint_eq(irq, htf.isr[TC_I_START]);
-	ck_assert_uint_eq(sw, htf.task[TC_START] + htf.task[TC_RESUME] - mc.isr_resumes);
-	ck_assert_uint_eq(cpu, sw);
+	ck_assert_uint_eq(sw, htf.task[TC_START] + htf.task[TC_RESUME] - mc.isr_resumes +
+			  mc.idle_in);
+	/* JSON: the idle task is a gap on the CPU track */
+	ck_assert_uint_eq(cpu, sw - mc.idle_in);
 }
 
 /* --- task names: every format names the same tasks as the records ---------- */
@@ -173,6 +185,7 @@ static void pids_of_records(const struct tu_stream *t, bool set[NP_MAX])
 			break;
 		}
 	}
+	set[0] = false;		/* idle is not a task */
 }
 
 static void btf_pids(char *buf, size_t len, bool set[NP_MAX])
@@ -277,7 +290,9 @@ static void tband_pids(const uint8_t *b, size_t len, bool set[NP_MAX])
 				if (!(p[j] & 0x80))
 					break;
 			}
-			set[tid_pid(tid) % NP_MAX] = true;
+			/* the idle tasks: marked task_is_idle_task, not counted */
+			if (tid < HWT_TID_IDLE_BASE)
+				set[tid % NP_MAX] = true;
 		}
 		i = (size_t)(z - b) + 1;
 	}
@@ -340,6 +355,124 @@ START_TEST(test_task_names)
 	tu_free(&t);
 	irq_first_trace(&t);
 	check_names(&t);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * A core's load: what BTF shows busy (a process or an ISR running from
+ * Core_n, nesting counted) equals the time the records show the CPU in a
+ * task other than its idle task or in an interrupt.
+ */
+static void btf_busy(char *buf, size_t len, uint64_t busy[4])
+{
+	char **ln;
+	size_t n = tu_lines(buf, len, &ln);
+	int depth[4] = { 0 };
+	uint64_t since[4] = { 0 };
+
+	memset(busy, 0, 4 * sizeof(*busy));
+	for (size_t i = 0; i < n; i++) {
+		char *f[8];
+		uint64_t t;
+		unsigned int c;
+		int d;
+
+		if (!ln[i][0] || ln[i][0] == '#')
+			continue;
+		ck_assert_int_ge(tc_csv(ln[i], f), 7);
+		if (strcmp(f[3], "T") && strcmp(f[3], "ISR"))
+			continue;
+		if (sscanf(f[1], "Core_%u", &c) != 1)
+			continue;	/* activations */
+		ck_assert_uint_lt(c, 4);
+		t = strtoull(f[0], NULL, 10);
+		d = !strcmp(f[6], "start") || !strcmp(f[6], "resume") ? 1 :
+		    !strcmp(f[6], "preempt") || !strcmp(f[6], "terminate") ||
+		    !strcmp(f[6], "wait") ? -1 : 0;
+		if (d > 0 && depth[c]++ == 0)
+			since[c] = t;
+		if (d < 0 && --depth[c] == 0)
+			busy[c] += t - since[c];
+		ck_assert_int_ge(depth[c], 0);
+		ck_assert_int_le(depth[c], 1);	/* one thing runs on a core */
+	}
+	free(ln);
+}
+
+/* The same from the records (1 tick = 1 ns): a task other than pid 0, or an IRQ. */
+static void records_busy(const struct tu_stream *t, uint64_t busy[4])
+{
+	uint32_t pid[4] = { 0 };
+	int depth[4] = { 0 };
+	uint64_t last[4] = { 0 };
+
+	memset(busy, 0, 4 * sizeof(*busy));
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hwt_record *r = &t->recs[i];
+		uint32_t c = r->cpu;
+
+		if (last[c] && (pid[c] || depth[c]))
+			busy[c] += r->ts - last[c];
+		last[c] = r->ts;
+		switch (HWT_CODE(r->ev.code)) {
+		case HWT_EV_ID:
+			pid[c] = r->ev.par2;
+			break;
+		case HWT_EV_TASK_SCHEDULE:
+			pid[c] = HWT_SWITCH_NEXT(&r->ev);
+			break;
+		case HWT_EV_INTERRUPT_START:
+			depth[c]++;
+			break;
+		case HWT_EV_INTERRUPT_END:
+			depth[c]--;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+START_TEST(test_idle_core_load)
+{
+	static const struct tu_name tasks[] = {
+		{ 100, 100, "worker" }, { 200, 200, "other" }, { 300, 300, "third" },
+		{ 0, 0, NULL },
+	};
+	struct tu_stream t;
+	uint64_t want[4], got[4];
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 2, 1000000);
+	t.tasks = tasks;
+	tu_add(&t, 1000, 0, HWT_EV_ID, 0, 0);
+	tu_add(&t, 1000, 1, HWT_EV_ID, 1, 300);
+	tu_add(&t, 1050, 0, HWT_EV_TASK_ACTIVATE, 0, 100);
+	tu_switch(&t, 1100, 0, 0, HWT_STATE_RUNNABLE, 100);
+	tu_add(&t, 1200, 0, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 1250, 0, HWT_EV_INTERRUPT_END, 9, 1);
+	tu_switch(&t, 1300, 1, 300, HWT_STATE_SLEEPING, 0);
+	tu_switch(&t, 1500, 0, 100, HWT_STATE_SLEEPING, 0);
+	tu_add(&t, 1600, 0, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 1640, 0, HWT_EV_TASK_ACTIVATE, 0, 100);
+	tu_add(&t, 1650, 0, HWT_EV_INTERRUPT_END, 9, 1);
+	tu_switch(&t, 1700, 0, 0, HWT_STATE_RUNNABLE, 100);
+	tu_add(&t, 1750, 0, HWT_EV_TASK_ACTIVATE, 0, 200);
+	tu_switch(&t, 1800, 0, 100, HWT_STATE_RUNNABLE, 200);
+	tu_switch(&t, 1900, 0, 200, HWT_STATE_SLEEPING, 100);
+	tu_switch(&t, 2000, 0, 100, HWT_STATE_SLEEPING, 0);
+	tu_add(&t, 2100, 0, HWT_EV_TRACE_STOP, 0, 0);
+	tu_add(&t, 2100, 1, HWT_EV_TRACE_STOP, 0, 0);
+	records_busy(&t, want);
+	ck_assert_uint_eq(want[0], 400 + 50 + 300);
+	ck_assert_uint_eq(want[1], 300);
+	ck_assert_int_eq(tu_convert("btf", &t.s, NULL, &buf, &len), 0);
+	btf_busy(buf, len, got);
+	free(buf);
+	ck_assert_uint_eq(got[0], want[0]);
+	ck_assert_uint_eq(got[1], want[1]);
 	tu_free(&t);
 }
 END_TEST
@@ -564,4 +697,4 @@ END_TEST
 
 TU_MAIN("cross", test_cross_fixture, test_cross_generated, test_truncated_stream,
 	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales,
-	test_task_names, test_isr_context_none)
+	test_task_names, test_isr_context_none, test_idle_core_load)

@@ -31,7 +31,10 @@
  *   lock contention         -> LOCK_WAIT / LOCK_ACQUIRE (/ LOCK_RELEASE)
  *   LOST records, info->lost -> LOST (per-CPU and global running totals)
  *
- * pid 0 is one idle task per CPU, tid HWT_TID_IDLE(cpu).
+ * pid 0 is one idle task per CPU, tid HWT_TID_IDLE(cpu).  The model keeps
+ * its events (Tonbandgeraet has an idle task), but a CPU running it is
+ * idle: it is never the executing context (ctx_kind HWT_ENT_NONE), and
+ * formats without an idle task drop its events (hwt_mev_is_idle()).
  *
  * Converters run the model twice when the stream can rewind: pass 1 learns
  * what was running when the trace started on each CPU (its first ID record
@@ -136,6 +139,18 @@ struct hwt_mev {
 	uint32_t ctx_idx;
 	const struct hwt_record *rec;	/* the record it came from, NULL if SYNTH */
 };
+
+/*
+ * An event of a CPU's idle task (pid 0), or of a softirq run inside it: the
+ * CPU is idle, not busy (Documentation/hwtrace-formats.rst, "Idle").
+ */
+static inline bool hwt_mev_is_idle(const struct hwt_mev *ev)
+{
+	if (ev->type <= HWT_MEV_TASK_DELETE)
+		return HWT_TID_IS_IDLE(ev->id);
+	return ev->type >= HWT_MEV_RUN_START && ev->type <= HWT_MEV_RUN_TERMINATE &&
+	       HWT_TID_IS_IDLE(ev->ctx_id);
+}
 
 /* The entity kind of a model event's id. */
 enum hwt_entity_kind hwt_mev_kind(unsigned int type);
