@@ -11,9 +11,19 @@
  * over each task's and ISR's complete instances; EventIDMappings with only
  * EventTypeEnum values ("terminate", never the examples' "end"); markers,
  * counters and lock operations are user events named in a UserTable;
- * TimeBase: ns per tick as an exact reduced Fraction.  TraceData: Start and
- * Stop, ToolInfo, a TraceEntry per event with Time in ticks since the
- * first record.  A task's wait inside its instance (lock) is a preempt
+ * TimeBase: ns per tick as an exact reduced Fraction.
+ *
+ * Cores: one TraceData per core ("Core_<n>" in its Comment), each with
+ * Start and Stop, ToolInfo and a TraceEntry per event of that core, Time
+ * in ticks since the first record.  A TraceEntry names no resource, so a
+ * Resource per core would need an element per task and core and would
+ * split a migrating task's timing values; a TraceData per core keeps one
+ * element per task (values over its whole instances) while each TraceData
+ * is one core's trace, where one thing runs at a time ("each entry
+ * represents a separately taken trace").  An activation is in the waker's
+ * core's TraceData; a task that migrates is preempted in one core's and
+ * resumed in another's.  The entries are kept per core in temporary files
+ * until the end.  A task's wait inside its instance (lock) is a preempt
  * (ATF has no wait); its release has no entry.
  *
  * XML 1.0 cannot carry control characters even as references: names are
@@ -67,6 +77,9 @@ struct atf {
 	struct hwt_obuf ob;
 	struct hwt_names names;
 	uint32_t nr_cpus;
+	struct hwt_obuf *core;		/* [nr_cpus] entries on temporary files */
+	FILE **tmp;			/* opened at a core's first entry */
+	int err;
 	uint32_t base[HWT_NR_ENT_KINDS];	/* SystemElement ID of idx 0 */
 	uint32_t core_base;
 	uint32_t user_base[HWT_NR_ENT_KINDS];	/* UserTable ReferenceID of idx 0 */
@@ -243,11 +256,52 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 		  "      <Value Numerator=\"%llu\" Denominator=\"%llu\" />\n"
 		  "    </TimeBase>\n  </SystemConfiguration>\n",
 		  (unsigned long long)num, (unsigned long long)den);
-	ob_printf(&a->ob, "  <TraceData Start=\"0\" Stop=\"%llu\">\n"
-		  "    <Comment>times in ticks of the TimeBase since the first record</Comment>\n"
-		  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n",
-		  (unsigned long long)(hwt_model_t_end(m) - a->t0));
 	return a->ob.err;
+}
+
+/* The buffer of core cpu's entries; NULL on error. */
+static struct hwt_obuf *atf_core(struct atf *a, uint32_t cpu)
+{
+	if (a->err || cpu >= a->nr_cpus)
+		return NULL;
+	if (!a->tmp[cpu]) {
+		a->tmp[cpu] = hwt_conv_tmpfile();
+		a->err = a->tmp[cpu] ?
+			 hwt_obuf_init(&a->core[cpu], a->tmp[cpu], 1 << 16) : -EIO;
+		if (a->err)
+			return NULL;
+	}
+	return &a->core[cpu];
+}
+
+/* One TraceData per core: its entries from the temporary file. */
+static int atf_finish(struct atf *a)
+{
+	uint64_t stop = hwt_model_t_end(a->run.model) - a->t0;
+	char buf[1 << 14];
+	int ret = a->err;
+
+	for (uint32_t c = 0; !ret && c < a->nr_cpus; c++) {
+		FILE *f = a->tmp[c];
+		size_t n;
+
+		ob_printf(&a->ob, "  <TraceData Start=\"0\" Stop=\"%llu\">\n"
+			  "    <Comment>Core_%u: times in ticks of the TimeBase since the "
+			  "first record</Comment>\n"
+			  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n",
+			  (unsigned long long)stop, c);
+		if (f) {
+			ret = hwt_obuf_flush(&a->core[c]);
+			if (!ret && (fflush(f) || fseek(f, 0, SEEK_SET)))
+				ret = -EIO;
+			while (!ret && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+				ob_write(&a->ob, buf, n);
+			if (!ret && ferror(f))
+				ret = -EIO;
+		}
+		ob_puts(&a->ob, "  </TraceData>\n");
+	}
+	return ret ? ret : a->ob.err;
 }
 
 static void atf_mev(void *ctx, const struct hwt_mev *ev)
@@ -255,10 +309,14 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	struct atf *a = ctx;
 	uint8_t e = atf_event[ev->type];
 	enum hwt_entity_kind kind = hwt_mev_kind(ev->type);
+	struct hwt_obuf *o;
 	uint32_t ref;
 	char *d;
 
 	if (!e || hwt_mev_is_idle(ev))
+		return;
+	o = atf_core(a, ev->cpu);
+	if (!o)
 		return;
 	switch (ev->type) {
 	case HWT_MEV_LOST:
@@ -279,7 +337,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 		break;
 	}
 	/* one room for the entry: the literals and three numbers */
-	d = ob_room(&a->ob, 128);
+	d = ob_room(o, 128);
 	if (!d)
 		return;
 	d = hwt_put_lit(d, "    <TraceEntry Time=\"");
@@ -296,7 +354,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	d = hwt_put_lit(d, "\" ReferenceID=\"");
 	d = hwt_put_u64(d, ref);
 	d = hwt_put_lit(d, "\" />\n");
-	a->ob.len = (size_t)(d - a->ob.buf);
+	o->len = (size_t)(d - o->buf);
 }
 
 int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
@@ -305,17 +363,29 @@ int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	int ret;
 
 	a.nr_cpus = in->info->nr_cpus;
-	ret = hwt_obuf_init(&a.ob, out, 1 << 18);
+	a.core = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.core));
+	a.tmp = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.tmp));
+	ret = a.core && a.tmp ? hwt_obuf_init(&a.ob, out, 1 << 18) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&a.run, true, true, atf_mev, &a, atf_header);
+	if (!ret)
+		ret = atf_finish(&a);
 	if (!ret) {
-		ob_puts(&a.ob, "  </TraceData>\n</CommonFormat>\n");
+		ob_puts(&a.ob, "</CommonFormat>\n");
 		ret = hwt_obuf_flush(&a.ob);
 	}
 	if (!ret && fflush(out))
 		ret = -EIO;
 	if (!ret && a.run.stream_err)
 		ret = -EBADMSG;
+	for (uint32_t c = 0; a.core && a.tmp && c < a.nr_cpus; c++) {
+		if (!a.tmp[c])
+			continue;
+		hwt_obuf_free(&a.core[c]);
+		fclose(a.tmp[c]);
+	}
+	free(a.core);
+	free(a.tmp);
 	hwt_names_free(&a.names);
 	hwt_obuf_free(&a.ob);
 	hwt_model_free(a.run.model);

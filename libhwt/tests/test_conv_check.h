@@ -730,4 +730,56 @@ TU_FN void tc_atf_counts(const char *buf, size_t ev[8])
 	}
 }
 
+/*
+ * Cores: one TraceData per core, Core_<n> in order in its Comment; in each,
+ * at most one task or ISR runs at a time (start/resume +1, preempt/
+ * terminate -1; a task an ISR interrupts is preempted first).
+ */
+TU_FN void tc_atf_cores(const char *buf, uint32_t nr_cpus)
+{
+	static char type[65536];	/* by SystemElement ID: 't'ask, 'i'sr */
+	const char *p = buf, *td;
+	uint32_t core = 0;
+
+	memset(type, 0, sizeof(type));
+	while ((p = strstr(p, "<SystemElement Name=\""))) {
+		const char *id = strstr(p, "\" ID=\"");
+		unsigned long v;
+
+		TCA_nonnull(id);
+		v = strtoul(id + 6, NULL, 10);
+		TCA_lt(v, sizeof(type));
+		p = strstr(id, "Type=\"");
+		type[v] = !strncmp(p, "Type=\"task\"", 11) ? 't' :
+			  !strncmp(p, "Type=\"isr\"", 10) ? 'i' : 0;
+	}
+	for (td = strstr(buf, "<TraceData "); td; core++) {
+		const char *next = strstr(td + 1, "<TraceData ");
+		char want[32];
+		int running = 0;
+
+		snprintf(want, sizeof(want), "<Comment>Core_%u: ", core);
+		p = strstr(td, "<Comment>");
+		TCM(p && !strncmp(p, want, strlen(want)), "TraceData %u is not Core_%u",
+		    core, core);
+		while ((p = strstr(p, "<TraceEntry Time=\"")) && (!next || p < next)) {
+			unsigned long ev, ref;
+
+			TCA_eq(sscanf(p, "<TraceEntry Time=\"%*[0-9]\" EventID=\"%lu\" "
+				      "ReferenceID=\"%lu\"", &ev, &ref), 2);
+			p++;
+			if (ref >= sizeof(type) || !type[ref])
+				continue;
+			if (ev == 2 || ev == 4)		/* start, resume */
+				running++;
+			else if (ev == 3 || ev == 5)	/* preempt, terminate */
+				running--;
+			TCM(running >= 0 && running <= 1,
+			    "Core_%u: %d tasks and ISRs run at once", core, running);
+		}
+		td = next;
+	}
+	TCM(core == nr_cpus, "%u TraceData for %u cores", core, nr_cpus);
+}
+
 #endif /* TEST_CONV_CHECK_H */

@@ -97,6 +97,7 @@ static void check_all(struct tu_stream *t, int expect)
 	free(buf);
 	ck_assert_int_eq(tu_convert("atf", &t->s, NULL, &buf, &len), expect);
 	ck_assert_int_eq(tc_xmllint(buf, len), 0);
+	tc_atf_cores(buf, t->info.nr_cpus);
 	tc_atf_counts(buf, atf);
 	free(buf);
 	ck_assert_int_eq(tu_convert("tband", &t->s, NULL, &buf, &len), expect);
