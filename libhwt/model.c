@@ -60,6 +60,7 @@ struct task {
 	bool inst_synth;	/* this instance has a synthesized event */
 	bool started;		/* the instance has started */
 	bool has_prio;		/* prio: its own (set_priority), not a boost */
+	bool boosted;		/* boost: an inherited priority in force */
 	bool rsusp;		/* its runnable is suspended */
 	bool prev_start_ok;	/* prev_start is a real start (for DT) */
 	bool from_preempt;	/* off the CPU by PREEMPT or WAIT (for PRE) */
@@ -70,6 +71,7 @@ struct task {
 	uint32_t rvec;		/* its running softirq, or NONE */
 	uint32_t rinst;
 	int64_t prio;
+	int64_t boost;
 	uint64_t t_act, t_start, t_run, t_pre, prev_start, cet;
 };
 
@@ -1069,16 +1071,31 @@ static void do_priority(struct hwt_model *m, const struct hwt_record *r)
 {
 	struct task *t = task_of(m, r->ev.par2, r->cpu);
 	bool inherit = HWT_CODE(r->ev.code) == HWT_EV_INHERITANCE;
+	/* the 16-bit field holds SCHED_DEADLINE's -1 as 65535 */
+	int64_t prio = r->ev.par1 == 0xFFFF ? HWT_PRIO_DEADLINE : r->ev.par1;
+	unsigned int flags = 0;
 
 	if (!t)
 		return;
-	/* a boost is borrowed: only set_priority says the task's own priority */
 	if (!inherit) {
-		t->prio = r->ev.par1;
+		/* a boost is borrowed: only set_priority says the task's own */
+		t->prio = prio;
 		t->has_prio = true;
+	} else if ((t->has_prio && prio == t->prio) ||
+		   (t->boosted && prio > t->boost)) {
+		/*
+		 * pi_setprio back to the task's own priority, or to a less
+		 * urgent one than the boost it had: the boost ends or lessens
+		 */
+		flags = HWT_MEVF_INHERIT | HWT_MEVF_DISINHERIT;
+		t->boosted = !(t->has_prio && prio == t->prio);
+		t->boost = prio;
+	} else {
+		flags = HWT_MEVF_INHERIT;
+		t->boosted = true;
+		t->boost = prio;
 	}
-	emit_task(m, t, HWT_MEV_PRIORITY, r->ts, r->cpu,
-		  inherit ? HWT_MEVF_INHERIT : 0, r->ev.par1);
+	emit_task(m, t, HWT_MEV_PRIORITY, r->ts, r->cpu, flags, prio);
 }
 
 static void lost_add(struct hwt_model *m, uint32_t cpu, uint64_t delta,

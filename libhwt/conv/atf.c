@@ -168,9 +168,11 @@ static void element(struct atf *a, enum hwt_entity_kind kind, size_t idx,
 		  any ? ">" : " />");
 	if (!any)
 		return;
+	/* ATF, like OSEK, counts higher as more urgent */
 	if (prio_ok)
 		ob_printf(&a->ob, "        <Annotation><Name>Priority</Name>"
-			  "<Value>%lld</Value></Annotation>\n", (long long)prio);
+			  "<Value>%lld</Value></Annotation>\n",
+			  (long long)hwt_prio_urgency(prio));
 	timing(a, kind, id);
 	ob_puts(&a->ob, "      </SystemElement>\n");
 }

@@ -314,6 +314,7 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		if (ev->type == HWT_MEV_PRIORITY)
 			ob_printf(&j->ob, ",\"args\":{\"prio\":%lld%s}",
 				  (long long)ev->value,
+				  ev->flags & HWT_MEVF_DISINHERIT ? ",\"boost_ends\":true" :
 				  ev->flags & HWT_MEVF_INHERIT ? ",\"inherited\":true" : "");
 		ob_putc(&j->ob, '}');
 		break;

@@ -616,10 +616,12 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		e.u[1] = ev->type == HWT_MEV_LOCK_ACQUIRE ? 0 : 1;	/* len_after */
 		break;
 	case HWT_MEV_PRIORITY:
-		e.id = ev->flags & HWT_MEVF_INHERIT ? HWT_TB_TASK_PRIORITY_INHERIT :
+		e.id = ev->flags & HWT_MEVF_DISINHERIT ? HWT_TB_TASK_PRIORITY_DISINHERIT :
+		       ev->flags & HWT_MEVF_INHERIT ? HWT_TB_TASK_PRIORITY_INHERIT :
 						      HWT_TB_TASK_PRIORITY_SET;
 		e.nr_u = 2;
-		e.u[1] = (uint64_t)ev->value;
+		/* FreeRTOS: higher is more urgent */
+		e.u[1] = (uint64_t)hwt_prio_urgency(ev->value);
 		break;
 	default:
 		return;		/* preempt (the next switch-in says it), lock wait */

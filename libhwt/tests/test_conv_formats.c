@@ -237,8 +237,10 @@ START_TEST(test_atf_priority_and_pre)
 	tu_switch(&t, 100, 0, 5, HWT_STATE_SLEEPING, 0);	/* terminate */
 	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
 	ck_assert_int_eq(tc_xmllint(buf, len), 0);
-	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>120</Value>"));
-	ck_assert_ptr_null(strstr(buf, "<Value>98</Value>"));
+	/* higher is more urgent in ATF: kernel prio 120 is 139 - 120 */
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>19</Value>"));
+	ck_assert_ptr_null(strstr(buf, "<Name>Priority</Name><Value>41</Value>"));
+	ck_assert_ptr_null(strstr(buf, "<Value>120</Value>"));
 	/* the entries: two preempts (the wait, the preemption), two resumes */
 	tc_atf_counts(buf, ev);
 	ck_assert_uint_eq(ev[3], 2);	/* none of the idle task: it is no task */
@@ -247,6 +249,11 @@ START_TEST(test_atf_priority_and_pre)
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREav</Name><Value>20</Value>"));
 	/* CET excludes both: 20 + 10 + 10 */
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>CETmax</Name><Value>40</Value>"));
+	free(buf);
+	/* SCHED_DEADLINE's -1 (65535 in par1) is the most urgent of all */
+	tu_add(&t, 110, 0, HWT_EV_SET_PRIORITY, 0xFFFF, 5);
+	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>140</Value>"));
 	free(buf);
 	tu_free(&t);
 }

@@ -107,7 +107,7 @@ enum hwt_mev_type {
 	HWT_MEV_LOCK_WAIT,	/* contention begins */
 	HWT_MEV_LOCK_ACQUIRE,	/* contention ends */
 	HWT_MEV_LOCK_RELEASE,	/* unlock (S.Ha.R.K. mutex_unlock) */
-	HWT_MEV_PRIORITY,	/* value: new priority of task id */
+	HWT_MEV_PRIORITY,	/* value: new priority of task id (hwt_prio_*) */
 	HWT_MEV_LOST,		/* id: cpu; value: lost on it; value2: all CPUs */
 	HWT_NR_MEV,
 };
@@ -117,6 +117,7 @@ enum hwt_mev_type {
 #define HWT_MEVF_NEW		0x04	/* activation of a newly forked task */
 #define HWT_MEVF_INHERIT	0x08	/* priority from inheritance */
 #define HWT_MEVF_END		0x10	/* LOST: counted only in info->lost */
+#define HWT_MEVF_DISINHERIT	0x20	/* PRIORITY: a boost ends (or lessens) */
 
 struct hwt_mev {
 	uint64_t ts;		/* clock ticks, as hwt_record.ts */
@@ -150,6 +151,21 @@ static inline bool hwt_mev_is_idle(const struct hwt_mev *ev)
 		return HWT_TID_IS_IDLE(ev->id);
 	return ev->type >= HWT_MEV_RUN_START && ev->type <= HWT_MEV_RUN_TERMINATE &&
 	       HWT_TID_IS_IDLE(ev->ctx_id);
+}
+
+/*
+ * Priorities are the kernel's: task_struct prio, 0..139, lower is more
+ * urgent, -1 for SCHED_DEADLINE (recorded as 65535 in the 16-bit par1; the
+ * model's PRIORITY value and hwt_model_priority() give -1).  OSEK, FreeRTOS
+ * and ATF count the other way: hwt_prio_urgency() is 139 - prio, so 0 is
+ * the least urgent (nice 19) and 140 SCHED_DEADLINE.
+ */
+#define HWT_PRIO_DEADLINE	(-1)
+#define HWT_PRIO_MAX		139
+
+static inline int64_t hwt_prio_urgency(int64_t prio)
+{
+	return HWT_PRIO_MAX - prio;
 }
 
 /* The entity kind of a model event's id. */
