@@ -30,10 +30,11 @@ tap $? "make demo ran"
 sed 's/^/# /' build/demo-summary.txt
 
 missing=0
-for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.json; do
+for f in trace.hwt trace.htf trace.atf trace.btf trace.tband shark/0trace.dat \
+	shark/1trace.dat trace.json; do
 	[ -s "$out/$f" ] || { echo "# missing or empty: $f"; missing=1; }
 done
-tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json}"
+tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,json} and shark/{0,1}trace.dat"
 
 "$hwtrace" stats "$out/trace.hwt" >build/demo-stats.txt 2>&1
 tap $? "the trace came back whole (stats reads it without a warning)"
@@ -51,9 +52,11 @@ xmllint --noout --schema libhwt/conv/atf.xsd "$out/trace.atf" 2>build/demo-xmlli
 tap $? "trace.atf is valid against atf.xsd"
 python3 -m json.tool "$out/trace.json" >/dev/null 2>&1
 tap $? "trace.json is JSON"
-size=$(stat -c %s "$out/trace.shark")
-[ $((size % 16)) -eq 0 ] && [ "$size" -gt 0 ]
-tap $? "trace.shark is whole 16-byte records ($size bytes)"
+size0=$(stat -c %s "$out/shark/0trace.dat")
+size1=$(stat -c %s "$out/shark/1trace.dat")
+[ $((size0 % 16)) -eq 0 ] && [ $((size1 % 16)) -eq 0 ] && [ "$size0" -gt 0 ] &&
+	[ "$size1" -gt 0 ]
+tap $? "shark/{0,1}trace.dat are whole 16-byte records ($size0, $size1 bytes)"
 head -n 1 "$out/trace.htf" | grep -q '^#Format HTF'
 tap $? "trace.htf starts with #Format HTF"
 head -n 1 "$out/trace.btf" | grep -q '^#version'

@@ -20,9 +20,11 @@ bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 900 --quiet --log "$log" \
 
 sed -n '/^HWT-DEMO-BEGIN$/,/^HWT-DEMO-END$/p' "$log" | sed '1d;$d' |
 	base64 -d >"$out/trace.hwt"
-for fmt in htf atf btf tband shark json; do
+for fmt in htf atf btf tband json; do
 	"$hwtrace" convert -O "$fmt" -o "$out/trace.$fmt" "$out/trace.hwt"
 done
+# S.Ha.R.K.: one file per CPU, 0trace.dat, 1trace.dat, ...
+"$hwtrace" convert -O shark -o "$out/shark" "$out/trace.hwt"
 
 "$hwtrace" stats "$out/trace.hwt" | sed -n '1,12p'
 echo

@@ -362,6 +362,47 @@ START_TEST(test_shark)
 }
 END_TEST
 
+/*
+ * One stream per CPU (S.Ha.R.K.'s <n>trace.dat): each holds exactly its
+ * CPU's records in time order; a NULL stream skips its CPU.
+ */
+START_TEST(test_shark_per_cpu)
+{
+	struct tu_stream t;
+	char *buf[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
+	FILE *f[3];
+	struct hwt_conv_opts o = { .sz = sizeof(o), .tband_core = -1, .shark_cpu = -1,
+				   .shark_files = f };
+
+	tu_fixture(&t);
+	for (int c = 0; c < 3; c++)
+		f[c] = c == 2 ? NULL : open_memstream(&buf[c], &len[c]);
+	ck_assert_int_eq(hwt_convert("shark", &t.s, stdout, &o), 0);
+	for (int c = 0; c < 2; c++)
+		ck_assert_int_eq(fclose(f[c]), 0);
+	for (uint32_t c = 0; c < 2; c++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < t.n; i++) {
+			const uint8_t *r = (const uint8_t *)buf[c] + 16 * k;
+			uint32_t lo;
+
+			if (t.recs[i].cpu != c)
+				continue;
+			ck_assert_uint_lt(16 * k, len[c]);
+			lo = r[8] | r[9] << 8 | (uint32_t)r[10] << 16 | (uint32_t)r[11] << 24;
+			ck_assert_uint_eq(lo, (uint32_t)t.recs[i].ts);
+			k++;
+		}
+		ck_assert_uint_eq(len[c], 16 * k);
+		ck_assert_uint_gt(k, 0);
+		free(buf[c]);
+	}
+	tu_free(&t);
+}
+END_TEST
+
 /* The hand-rolled formatters against printf, at the edges of each width. */
 START_TEST(test_formatters)
 {
@@ -428,5 +469,5 @@ TU_MAIN("formats", test_htf, test_htf_validator_fails, test_htf_validator_tables
 	test_htf_timestamp_length_8, test_btf, test_btf_isr_type_i,
 	test_btf_checker_fails, test_btf_checker_instances, test_atf,
 	test_atf_priority_and_pre, test_atf_xsd_installed, test_atf_schema_rejects,
-	test_json, test_json_validator_fails, test_shark, test_formatters,
+	test_json, test_json_validator_fails, test_shark_per_cpu, test_shark, test_formatters,
 	test_dec_clock)
