@@ -176,8 +176,28 @@ size_t hwt_name_sanitize(char *dst, size_t dst_size, const char *src,
 		limit = max_bytes;
 	for (size_t i = 0; i < n;) {
 		size_t len = utf8_char(s + i, n - i);
-		bool ctrl = len == 1 && (s[i] < 0x20 || s[i] == 0x7F);
+		/*
+		 * Text formats: C0 controls and DEL, the backslash (or "\x41"
+		 * in a name would read as an escape), and the line breaks of
+		 * Unicode-aware readers: U+0085, U+2028, U+2029
+		 */
+		bool ctrl = (len == 1 && (s[i] < 0x20 || s[i] == 0x7F || s[i] == '\\')) ||
+			    (len == 2 && s[i] == 0xC2 && s[i + 1] == 0x85) ||
+			    (len == 3 && s[i] == 0xE2 && s[i + 1] == 0x80 &&
+			     (s[i + 2] == 0xA8 || s[i + 2] == 0xA9));
 
+		if (ctrl && len > 1 && (flags & HWT_SAN_CTRL)) {
+			/* each byte of the character as \xHH */
+			if (o + 4 * len > limit)
+				break;
+			for (size_t k = 0; k < len; k++, i++) {
+				dst[o++] = '\\';
+				dst[o++] = 'x';
+				dst[o++] = hex[s[i] >> 4];
+				dst[o++] = hex[s[i] & 0xF];
+			}
+			continue;
+		}
 		if (len && !(ctrl && (flags & HWT_SAN_CTRL))) {
 			if (o + len > limit)
 				break;

@@ -251,8 +251,9 @@ void ob_printf(struct hwt_obuf *o, const char *fmt, ...);
 /*
  * Make a name safe for a text format: valid UTF-8 (overlong forms,
  * surrogates, code points past U+10FFFF and U+FFFE/U+FFFF count as
- * invalid), and, with HWT_SAN_CTRL, no C0 control or DEL.  Each offending
- * byte becomes the four characters \xHH.  At most max_bytes bytes of output
+ * invalid), and, with HWT_SAN_CTRL (text formats), no C0 control, DEL,
+ * backslash, U+0085, U+2028 or U+2029 (line breaks to Unicode-aware
+ * readers).  Each offending byte becomes the four characters \xHH.  At most max_bytes bytes of output
  * (0: no limit), never cutting a character; the result is NUL-terminated.
  * Returns its length.
  */

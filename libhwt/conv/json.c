@@ -67,6 +67,14 @@ static void json_str(struct hwt_obuf *o, const char *s)
 			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF] };
 
 			ob_write(o, esc, sizeof(esc));
+		} else if (c == 0xC2 && (unsigned char)s[1] == 0x85) {
+			/* line breaks to JavaScript and Unicode-aware readers */
+			ob_puts(o, "\\u0085");
+			s++;
+		} else if (c == 0xE2 && (unsigned char)s[1] == 0x80 &&
+			   ((unsigned char)s[2] == 0xA8 || (unsigned char)s[2] == 0xA9)) {
+			ob_puts(o, (unsigned char)s[2] == 0xA8 ? "\\u2028" : "\\u2029");
+			s += 2;
 		} else {
 			ob_putc(o, (char)c);
 		}
@@ -158,7 +166,8 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	size_t ntask;
 	int ret;
 
-	ret = hwt_names_build(&j->names, m, 0, json_str);
+	/* names as in the other formats: \xHH, a backslash escaped too */
+	ret = hwt_names_build(&j->names, m, HWT_SAN_CTRL, json_str);
 	if (ret)
 		return ret;
 	ntask = j->names.n[HWT_ENT_TASK];
@@ -191,10 +200,10 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	hwt_conv_ns_per_tick(info, &j->num, &j->den);
 	hwt_conv_date(date, sizeof(date), info->creation_time, 'T');
 	ob_puts(&j->ob, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"hwtrace\",\"host\":");
-	hwt_name_sanitize(tmp, sizeof(tmp), info->hostname, 0, 0);
+	hwt_name_sanitize(tmp, sizeof(tmp), info->hostname, 0, HWT_SAN_CTRL);
 	json_str(&j->ob, tmp);
 	ob_puts(&j->ob, ",\"kernel\":");
-	hwt_name_sanitize(tmp, sizeof(tmp), info->kernel_release, 0, 0);
+	hwt_name_sanitize(tmp, sizeof(tmp), info->kernel_release, 0, HWT_SAN_CTRL);
 	json_str(&j->ob, tmp);
 	ob_printf(&j->ob, ",\"created\":\"%sZ\",\"cpus\":%u},\n\"traceEvents\":[",
 		  date, info->nr_cpus);

@@ -313,7 +313,8 @@ TU_FN int tc_csv(char *s, char *f[8])
 			continue;
 		}
 		while (*s && *s != ',') {
-			TCM(*s != '"' && *s != ' ', "unquoted quote or space");
+			/* the note (8th column) may hold spaces */
+			TCM(*s != '"' && (*s != ' ' || n == 8), "unquoted quote or space");
 			s++;
 		}
 		if (!*s)
@@ -322,6 +323,62 @@ TU_FN int tc_csv(char *s, char *f[8])
 	}
 	TCM(0, "more than 8 columns");
 	return n;
+}
+
+/*
+ * A BTF line as Trace Compass reads it: split at the first 7 commas, no
+ * quote handling; the time a 64-bit integer, the type a known one.  A name
+ * with a comma would shift the columns, a quote would stay in the name:
+ * every data line must come through whole, with names free of quotes and
+ * whitespace.  Returns the number of data lines.
+ */
+TU_FN size_t tc_btf_tracecompass(const char *buf, size_t len)
+{
+	static const char *const types[] = {
+		"STI", "T", "ISR", "R", "IB", "I", "ECU", "P", "C", "SCHED", "SIG",
+		"SEM", "SIM", "SYS",
+	};
+	size_t lines = 0;
+
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		const char *f[8], *p = buf + i;
+		size_t fl[8], nf = 0;
+		bool known = false;
+
+		if (end == i || buf[i] == '#') {
+			i = end + 1;
+			continue;
+		}
+		while (nf < 7) {
+			const char *c = memchr(p, ',', (size_t)(buf + end - p));
+
+			if (!c)
+				break;
+			f[nf] = p;
+			fl[nf++] = (size_t)(c - p);
+			p = c + 1;
+		}
+		f[nf] = p;
+		fl[nf++] = (size_t)(buf + end - p);
+		TCM(nf >= 7, "line '%.*s': %zu columns", (int)(end - i), buf + i, nf);
+		TCM(fl[0] > 0 && fl[0] <= 19, "line '%.*s': time", (int)(end - i), buf + i);
+		for (size_t k = 0; k < fl[0]; k++)
+			TCM(isdigit((unsigned char)f[0][k]), "line '%.*s': time",
+			    (int)(end - i), buf + i);
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+			known |= fl[3] == strlen(types[k]) && !memcmp(f[3], types[k], fl[3]);
+		TCM(known, "line '%.*s': type", (int)(end - i), buf + i);
+		/* names and the event: no quote, no whitespace */
+		for (size_t c = 1; c < 7; c++)
+			for (size_t k = 0; k < fl[c]; k++)
+				TCM(f[c][k] != '"' && !isspace((unsigned char)f[c][k]),
+				    "line '%.*s': column %zu", (int)(end - i), buf + i, c);
+		lines++;
+		i = end + 1;
+	}
+	return lines;
 }
 
 struct tc_inst {
