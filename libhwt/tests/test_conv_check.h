@@ -683,68 +683,88 @@ TU_FN const char *tc_json_value(const char *p, int depth)
 	return p;
 }
 
-struct tc_json_track {
+struct tc_json_x {
 	long pid, tid;
-	int depth;
-	double last_ts;
+	double ts, dur;
 };
 
+static int tc_json_x_cmp(const void *a, const void *b)
+{
+	const struct tc_json_x *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->dur > y->dur ? -1 : x->dur < y->dur;	/* the outer one first */
+}
+
 /*
- * Valid JSON with a traceEvents array; B/E properly nested per (pid, tid)
- * and, on each track, non-decreasing ts; counts task slices on the CPU
- * tracks and IRQ slices.
+ * Slices are complete (X) events of positive length, never B/E; on each
+ * track they nest (one inside the other or apart, never crossing); no
+ * displayTimeUnit.  Counts the slices of the CPU and irq tracks and the
+ * lost-event instants.
  */
 TU_FN void tc_json(char *buf, size_t len, size_t *cpu_slices, size_t *irq_slices,
 		   size_t *lost_marks)
 {
 	const char *end = tc_json_ws(tc_json_value(buf, 0));
-	struct tc_json_track tr[256];
-	size_t ntr = 0;
+	struct tc_json_x *x = NULL;
+	double stack[64];
+	size_t nx = 0, cap = 0;
 	char **ln;
 	size_t n;
 
 	TCM(*end == '\0', "trailing data after JSON");
 	TCA_nonnull(strstr(buf, "\"traceEvents\":["));
+	TCM(!strstr(buf, "displayTimeUnit"), "displayTimeUnit");
 	*cpu_slices = *irq_slices = *lost_marks = 0;
 	n = tu_lines(buf, len, &ln);
 	tc_mem[0] = ln;
 	for (size_t i = 0; i < n; i++) {
 		char ph;
 		long pid, tid;
-		double ts;
-		struct tc_json_track *t = NULL;
+		double ts, dur;
 
 		if (sscanf(ln[i], "{\"ph\":\"%c\",\"pid\":%ld,\"tid\":%ld,\"ts\":%lf",
 			   &ph, &pid, &tid, &ts) != 4)
 			continue;
 		if (strstr(ln[i], "\"lost events\""))
 			(*lost_marks)++;
-		if (ph != 'B' && ph != 'E')
+		TCM(ph != 'B' && ph != 'E', "line %zu: a B/E slice", i + 1);
+		if (ph != 'X')
 			continue;
-		for (size_t k = 0; k < ntr; k++)
-			if (tr[k].pid == pid && tr[k].tid == tid)
-				t = &tr[k];
-		if (!t) {
-			TCA_lt(ntr, 256);
-			t = &tr[ntr++];
-			*t = (struct tc_json_track){ pid, tid, 0, 0 };
+		TCA_nonnull(strstr(ln[i], ",\"dur\":"));
+		dur = strtod(strstr(ln[i], ",\"dur\":") + 7, NULL);
+		TCM(dur > 0, "line %zu: slice of length %f", i + 1, dur);
+		if (nx == cap) {
+			cap = cap ? 2 * cap : 1024;
+			x = realloc(x, cap * sizeof(*x));
+			TCA_nonnull(x);
+			tc_mem[1] = x;
 		}
-		TCM(ts >= t->last_ts, "track %ld/%ld: ts goes back", pid, tid);
-		t->last_ts = ts;
-		if (ph == 'B') {
-			t->depth++;
-			if (pid == 0x7FFFFFF0 && tid < 100000)
-				(*cpu_slices)++;
-			else if (pid == 0x7FFFFFF0 && tid < 200000)
-				(*irq_slices)++;
-		} else {
-			TCM(t->depth > 0, "E without B on %ld/%ld", pid, tid);
-			t->depth--;
-		}
+		x[nx++] = (struct tc_json_x){ pid, tid, ts, dur };
+		if (pid == 0x7FFFFFF0 && tid < 100000)
+			(*cpu_slices)++;
+		else if (pid == 0x7FFFFFF0 && tid < 200000)
+			(*irq_slices)++;
 	}
-	for (size_t k = 0; k < ntr; k++)
-		TCM(tr[k].depth == 0, "slice left open on %ld/%ld",
-			      tr[k].pid, tr[k].tid);
+	qsort(x, nx, sizeof(*x), tc_json_x_cmp);
+	for (size_t i = 0, depth = 0; i < nx; i++) {
+		double e = x[i].ts + x[i].dur;
+
+		if (i && (x[i].pid != x[i - 1].pid || x[i].tid != x[i - 1].tid))
+			depth = 0;
+		/* µs with ns digits: compare in whole ns */
+		while (depth && stack[depth - 1] <= x[i].ts * 1000 + 0.5)
+			depth--;
+		TCM(!depth || e * 1000 <= stack[depth - 1] + 0.5,
+		    "track %ld/%ld: slices cross at %f", x[i].pid, x[i].tid, x[i].ts);
+		TCA_lt(depth, 64);
+		stack[depth++] = e * 1000;
+	}
 	tc_mem_free();
 }
 

@@ -14,12 +14,79 @@ struct model_counts {
 	size_t isr_resumes;	/* task resumes after an ISR */
 	size_t idle_in;		/* idle task switch-ins (tband marks them idle) */
 	size_t idle_runs;	/* softirqs in the idle task (tband shows them) */
+	/* JSON's slices: those of positive length in ns */
+	uint64_t t0, num, den, t_end;
+	bool cpu_on[8];
+	uint32_t cpu_idx[8];
+	uint64_t cpu_start[8], irq_start[8][32];
+	uint32_t irq_depth[8];
+	size_t json_cpu, json_irq;
 };
+
+static uint64_t mc_ns(const struct model_counts *c, uint64_t ts)
+{
+	return (uint64_t)((unsigned __int128)(ts - c->t0) * c->num / c->den);
+}
+
+static void json_like(struct model_counts *c, const struct hwt_mev *ev)
+{
+	uint32_t cpu = ev->cpu;
+	bool isr = ev->flags & HWT_MEVF_ISR;
+
+	ck_assert_uint_lt(cpu, 8);
+	if (ev->ts > c->t_end)
+		c->t_end = ev->ts;
+	switch (ev->type) {
+	case HWT_MEV_TASK_START:
+	case HWT_MEV_TASK_RESUME:
+		if (isr)
+			break;
+		if (c->cpu_on[cpu])
+			c->json_cpu += mc_ns(c, ev->ts) > mc_ns(c, c->cpu_start[cpu]);
+		c->cpu_on[cpu] = true;
+		c->cpu_idx[cpu] = ev->idx;
+		c->cpu_start[cpu] = ev->ts;
+		break;
+	case HWT_MEV_TASK_PREEMPT:
+	case HWT_MEV_TASK_TERMINATE:
+	case HWT_MEV_TASK_WAIT:
+		if (isr || !c->cpu_on[cpu] || c->cpu_idx[cpu] != ev->idx)
+			break;
+		c->json_cpu += mc_ns(c, ev->ts) > mc_ns(c, c->cpu_start[cpu]);
+		c->cpu_on[cpu] = false;
+		break;
+	case HWT_MEV_ISR_START:
+		ck_assert_uint_lt(c->irq_depth[cpu], 32);
+		c->irq_start[cpu][c->irq_depth[cpu]++] = ev->ts;
+		break;
+	case HWT_MEV_ISR_TERMINATE:
+		if (c->irq_depth[cpu])
+			c->json_irq += mc_ns(c, ev->ts) >
+				       mc_ns(c, c->irq_start[cpu][--c->irq_depth[cpu]]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The slices still open at the end close at the last timestamp. */
+static void json_like_end(struct model_counts *c)
+{
+	for (int cpu = 0; cpu < 8; cpu++) {
+		if (c->cpu_on[cpu])
+			c->json_cpu += mc_ns(c, c->t_end) > mc_ns(c, c->cpu_start[cpu]);
+		while (c->irq_depth[cpu])
+			c->json_irq += mc_ns(c, c->t_end) >
+				       mc_ns(c, c->irq_start[cpu][--c->irq_depth[cpu]]);
+	}
+}
 
 static void count_ev(void *ctx, const struct hwt_mev *ev)
 {
 	struct model_counts *c = ctx;
 
+	if (ev->ts > c->t_end)
+		c->t_end = ev->ts;
 	if (hwt_mev_is_idle(ev)) {
 		if ((ev->type == HWT_MEV_TASK_START || ev->type == HWT_MEV_TASK_RESUME) &&
 		    !(ev->flags & HWT_MEVF_ISR))
@@ -31,6 +98,7 @@ static void count_ev(void *ctx, const struct hwt_mev *ev)
 	c->n[ev->type]++;
 	if (ev->type == HWT_MEV_TASK_RESUME && (ev->flags & HWT_MEVF_ISR))
 		c->isr_resumes++;
+	json_like(c, ev);
 }
 
 static void model_counts(struct tu_stream *t, struct model_counts *c)
@@ -39,16 +107,24 @@ static void model_counts(struct tu_stream *t, struct model_counts *c)
 	struct hwt_record r;
 
 	memset(c, 0, sizeof(*c));
+	c->num = 1000000;
+	c->den = t->info.cycles_per_msec;
 	ck_assert_int_eq(hwt_model_new(&m, &t->info, &t->s), 0);
 	t->pos = 0;
-	while (tu_next(t, &r) > 0)
+	while (tu_next(t, &r) > 0) {
+		if (t->pos == 1)
+			c->t0 = r.ts;
+		if (r.ts > c->t_end)
+			c->t_end = r.ts;
 		ck_assert_int_eq(hwt_model_feed(m, &r), 0);
+	}
 	ck_assert_int_eq(hwt_model_restart(m), 0);
 	hwt_model_set_sink(m, count_ev, c);
 	t->pos = 0;
 	while (tu_next(t, &r) > 0)
 		ck_assert_int_eq(hwt_model_feed(m, &r), 0);
 	ck_assert_int_eq(hwt_model_end(m), 0);
+	json_like_end(c);
 	hwt_model_free(m);
 }
 
@@ -131,11 +207,14 @@ static void check_all(struct tu_stream *t, int expect)
 			  htf.runnable[3]);
 	/* tband and JSON: ISRs nest, the task they interrupt keeps running */
 	ck_assert_uint_eq(isr_in, htf.isr[TC_I_START] + htf.runnable[0] + mc.idle_runs);
-	ck_assert_uint_eq(irq, htf.isr[TC_I_START]);
+	/* JSON: the slices of positive length (none of zero is written) */
+	ck_assert_uint_eq(irq, mc.json_irq);
+	ck_assert_uint_le(irq, htf.isr[TC_I_START]);
 	ck_assert_uint_eq(sw, htf.task[TC_START] + htf.task[TC_RESUME] - mc.isr_resumes +
 			  mc.idle_in);
 	/* JSON: the idle task is a gap on the CPU track */
-	ck_assert_uint_eq(cpu, sw - mc.idle_in);
+	ck_assert_uint_eq(cpu, mc.json_cpu);
+	ck_assert_uint_le(cpu, sw - mc.idle_in);
 }
 
 /* --- task names: every format names the same tasks as the records ---------- */

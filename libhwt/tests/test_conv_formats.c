@@ -358,6 +358,9 @@ START_TEST(test_json)
 	tu_golden("fixture.json", buf, len);
 	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"ctl\\\\x01\\\\x09x-200\""));
 	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"bad\\\\xff\\\\xfeutf-300\""));
+	/* 400 waits for the lock from contention to acquisition, its sleep too */
+	ck_assert_ptr_nonnull(strstr(buf, "\"pid\":100,\"tid\":400,\"ts\":0.166,\"dur\":0.334,"
+				      "\"cat\":\"lock\",\"name\":\"lock-deadbeef\"}"));
 	tc_json(buf, len, &cpu, &irq, &lost);	/* splits buf into lines */
 	ck_assert_uint_eq(irq, 3);
 	ck_assert_uint_eq(lost, 4);
