@@ -158,6 +158,7 @@ struct hwt_model {
 	uint64_t t0, t_end;
 	bool any;
 	uint64_t lost_total;
+	uint64_t nr_bad_cpu;	/* records of a CPU >= nr_cpus, dropped */
 	const struct hwt_record *rec;	/* the record being fed */
 	int err;
 };
@@ -1147,8 +1148,11 @@ int hwt_model_feed(struct hwt_model *m, const struct hwt_record *r)
 	uint16_t code = HWT_CODE(r->ev.code);
 	struct cpu *c;
 
-	if (r->cpu >= m->nr_cpus)
-		return 0;	/* the reader guarantees this; be safe */
+	if (r->cpu >= m->nr_cpus) {
+		/* no core to put it on in any format: dropped, counted */
+		m->nr_bad_cpu++;
+		return 0;
+	}
 	if (!m->any) {
 		m->any = true;
 		m->t0 = r->ts;
@@ -1310,6 +1314,7 @@ int hwt_model_restart(struct hwt_model *m)
 		c->seen = false;
 	}
 	m->lost_total = 0;
+	m->nr_bad_cpu = 0;
 	m->stats = false;	/* pass 1 measured; measuring again would double */
 	m->any = false;
 	return 0;
@@ -1471,6 +1476,11 @@ int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
 bool hwt_model_start_known(const struct hwt_model *m)
 {
 	return m->learned || m->nr_settled == m->nr_cpus;
+}
+
+uint64_t hwt_model_nr_bad_cpu(const struct hwt_model *m)
+{
+	return m->nr_bad_cpu;
 }
 
 uint64_t hwt_model_t0(const struct hwt_model *m)

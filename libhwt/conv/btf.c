@@ -215,9 +215,10 @@ char *btf_src(char *d, const char *name, uint32_t len, int64_t inst)
 	return d;
 }
 
+/* cpu < nr_cpus: the model drops the records of any other (with a warning) */
 static char *btf_core(struct btf *b, char *d, uint32_t cpu)
 {
-	const struct hwt_str *c = &b->core[cpu < b->nr_cpus ? cpu : 0];
+	const struct hwt_str *c = &b->core[cpu];
 
 	return hwt_put_str(d, c->s, c->len);
 }

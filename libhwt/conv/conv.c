@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <hwt/events.h>
+#include "../internal.h"
 #include "conv_internal.h"
 
 static const struct {
@@ -560,5 +561,9 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool whole_pass1, bool want_stats,
 		if (ret)
 			return ret;
 	}
+	if (hwt_model_nr_bad_cpu(run->model))
+		pr_warn("%llu records of CPUs >= %u (the trace's CPU count) left out\n",
+			(unsigned long long)hwt_model_nr_bad_cpu(run->model),
+			hwt_model_nr_cpus(run->model));
 	return hwt_model_end(run->model);
 }

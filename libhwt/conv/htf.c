@@ -339,7 +339,8 @@ static int htf_finish(struct htf *h)
 		return -ENOMEM;
 	ob_puts(&h->ob, "\n#TraceData\n");
 	for (uint32_t c = 0; !ret && c < h->nr_cpus; c++) {
-		ob_printf(&h->ob, "#-%02X\n", c);
+		/* the spec's two digits, four for every core past 256 */
+		ob_printf(&h->ob, "#-%0*X\n", h->nr_cpus > 256 ? 4 : 2, c);
 		if (h->tmp[c])
 			ret = htf_core_data(h, c, buf, cap);
 	}

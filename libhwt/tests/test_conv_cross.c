@@ -5,6 +5,10 @@
  * the model); a stream that fails part-way gives complete, valid output and
  * -EBADMSG; the API's error paths.
  */
+#include <stdarg.h>
+
+#include <hwt/hwt.h>
+
 #include "test_conv_check.h"
 
 #define CONV_N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -557,6 +561,72 @@ START_TEST(test_idle_core_load)
 }
 END_TEST
 
+static char warned[1024];
+
+static int capture(enum hwt_print_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(warned);
+
+	(void)level;
+	vsnprintf(warned + n, sizeof(warned) - n, fmt, ap);
+	return 0;
+}
+
+/*
+ * A record of a CPU the trace does not have (>= nr_cpus): every format
+ * leaves it out (BTF used to put it on Core_0, HTF dropped it silently),
+ * and the library warns.
+ */
+START_TEST(test_cpu_out_of_range)
+{
+	static const char *const fmt[] = { "btf", "htf", "atf", "json", "tband" };
+	hwt_print_fn_t old = hwt_set_print(capture);
+	struct tu_stream t;
+
+	tu_init(&t, 2, 1000000);
+	tu_add(&t, 100, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 100, 1, HWT_EV_ID, 1, 6);
+	tu_add(&t, 150, 5, HWT_EV_INTERRUPT_START, 9, 0);
+	tu_add(&t, 160, 5, HWT_EV_INTERRUPT_END, 9, 0);
+	tu_add(&t, 200, 0, HWT_EV_INTERRUPT_START, 3, 0);
+	tu_add(&t, 210, 0, HWT_EV_INTERRUPT_END, 3, 0);
+	for (size_t f = 0; f < CONV_N(fmt); f++) {
+		char *buf;
+		size_t len;
+
+		warned[0] = '\0';
+		ck_assert_int_eq(tu_convert(fmt[f], &t.s, NULL, &buf, &len), 0);
+		ck_assert_msg(strstr(warned, "2 records of CPUs >= 2"), "%s: '%s'", fmt[f], warned);
+		ck_assert_msg(!memmem(buf, len, "irq9", 4), "%s shows irq 9", fmt[f]);
+		ck_assert_msg(!strcmp(fmt[f], "tband") || memmem(buf, len, "irq3", 4),
+			      "%s lacks irq 3", fmt[f]);
+		free(buf);
+	}
+	hwt_set_print(old);
+	tu_free(&t);
+}
+END_TEST
+
+/* HTF core ids: one width for all, four hex digits past 256 cores. */
+START_TEST(test_htf_many_cores)
+{
+	struct tu_stream t;
+	char *buf;
+	size_t len;
+
+	tu_init(&t, 300, 1000000);
+	t.info.lost = NULL;
+	tu_add(&t, 100, 299, HWT_EV_ID, 0, 5);
+	tu_add(&t, 110, 299, HWT_EV_INTERRUPT_START, 3, 0);
+	ck_assert_int_eq(tu_convert("htf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\n#TraceData\n#-0000\n#-0001\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\n#-012B\n0"));
+	ck_assert_ptr_null(strstr(buf, "\n#-12B\n"));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
 /* An ISR has no executing context of its own: never "task index 0". */
 static void isr_ctx(void *ctx, const struct hwt_mev *ev)
 {
@@ -777,4 +847,5 @@ END_TEST
 
 TU_MAIN("cross", test_cross_fixture, test_cross_generated, test_truncated_stream,
 	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales,
-	test_task_names, test_isr_context_none, test_idle_core_load)
+	test_task_names, test_isr_context_none, test_idle_core_load,
+	test_cpu_out_of_range, test_htf_many_cores)

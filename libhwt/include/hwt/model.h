@@ -220,6 +220,12 @@ int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
 uint32_t hwt_model_id(const struct hwt_model *m, enum hwt_entity_kind kind,
 		      size_t idx);
 
+/*
+ * Records of a CPU >= info->nr_cpus, which the model drops (one rule for
+ * every format; the converters warn), counted in the current pass.
+ */
+uint64_t hwt_model_nr_bad_cpu(const struct hwt_model *m);
+
 /* First and last timestamp fed (0 before any record). */
 uint64_t hwt_model_t0(const struct hwt_model *m);
 uint64_t hwt_model_t_end(const struct hwt_model *m);
