@@ -26,6 +26,11 @@
  * until the end.  A task's wait inside its instance (lock) is a preempt
  * (ATF has no wait); its release has no entry.
  *
+ * Losses: the SystemConfiguration's Comment gives every count the trace
+ * has; each gap is an "error" entry on its core's element and a
+ * TimeStampComment in that core's TraceInformation, which also says the
+ * core's totals.
+ *
  * XML 1.0 cannot carry control characters even as references: names are
  * sanitized (\xHH) before escaping.
  */
@@ -72,6 +77,18 @@ static const uint8_t atf_event[HWT_NR_MEV] = {
 
 static const char *const lock_ops[] = { "contended", "acquired", "released" };
 
+/* A core's gaps (LOST events), for its TraceInformation. */
+struct atf_gap {
+	uint64_t ts;		/* ticks since the first record */
+	uint32_t n;		/* events lost there */
+	uint64_t total;		/* on this core so far */
+};
+
+struct atf_gaps {
+	struct atf_gap *v;
+	size_t n, cap;
+};
+
 struct atf {
 	struct hwt_conv_run run;
 	struct hwt_obuf ob;
@@ -79,6 +96,7 @@ struct atf {
 	uint32_t nr_cpus;
 	struct hwt_obuf *core;		/* [nr_cpus] entries on temporary files */
 	FILE **tmp;			/* opened at a core's first entry */
+	struct atf_gaps *gaps;		/* [nr_cpus] */
 	int err;
 	uint32_t base[HWT_NR_ENT_KINDS];	/* SystemElement ID of idx 0 */
 	uint32_t core_base;
@@ -187,7 +205,7 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 	};
 	uint64_t num, den;
 	uint32_t id = 1, ref = 1;
-	char date[32];
+	char date[32], losses[1024];
 	int ret;
 
 	ret = hwt_names_build(&a->names, m, HWT_SAN_CTRL, xml_esc);
@@ -216,9 +234,10 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 	xml_text(&a->ob, info->hostname);
 	ob_puts(&a->ob, "\">\n    <Comment>Linux ");
 	xml_text(&a->ob, info->kernel_release);
-	ob_printf(&a->ob, ", %u cores, traced %s UTC by hwtrace</Comment>\n"
+	hwt_conv_losses(losses, sizeof(losses), info);
+	ob_printf(&a->ob, ", %u cores, traced %s UTC by hwtrace; losses: %s</Comment>\n"
 		  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n"
-		  "    <Resource ID=\"0\" Scheduler=\"Linux\">\n", info->nr_cpus, date);
+		  "    <Resource ID=\"0\" Scheduler=\"Linux\">\n", info->nr_cpus, date, losses);
 	for (size_t i = 0; i < a->names.n[HWT_ENT_TASK]; i++)
 		/* a core running its idle task runs nothing: no element */
 		if (!HWT_TID_IS_IDLE(hwt_model_id(m, HWT_ENT_TASK, i)))
@@ -276,6 +295,27 @@ static struct hwt_obuf *atf_core(struct atf *a, uint32_t cpu)
 	return &a->core[cpu];
 }
 
+/* A core's losses: its totals and a TimeStampComment at each gap. */
+static void atf_gaps(struct atf *a, uint32_t c)
+{
+	const struct hwt_trace_info *info = a->run.in->info;
+	const struct atf_gaps *g = &a->gaps[c];
+	uint64_t lost = info->lost ? info->lost[c] : 0;
+	uint64_t over = info->overwritten ? info->overwritten[c] : 0;
+
+	if (!g->n && !lost && !over)
+		return;
+	ob_printf(&a->ob, "    <TraceInformation>\n"
+		  "      <Comment>Core_%u: %llu events lost, %llu records overwritten</Comment>\n",
+		  c, (unsigned long long)lost, (unsigned long long)over);
+	for (size_t i = 0; i < g->n; i++)
+		ob_printf(&a->ob, "      <TimeStampComment At=\"%llu\" Text=\"%u events lost "
+			  "here, %llu on Core_%u so far\" />\n",
+			  (unsigned long long)g->v[i].ts, g->v[i].n,
+			  (unsigned long long)g->v[i].total, c);
+	ob_puts(&a->ob, "    </TraceInformation>\n");
+}
+
 /* One TraceData per core: its entries from the temporary file. */
 static int atf_finish(struct atf *a)
 {
@@ -301,6 +341,7 @@ static int atf_finish(struct atf *a)
 			if (!ret && ferror(f))
 				ret = -EIO;
 		}
+		atf_gaps(a, c);
 		ob_puts(&a->ob, "  </TraceData>\n");
 	}
 	return ret ? ret : a->ob.err;
@@ -321,9 +362,25 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	if (!o)
 		return;
 	switch (ev->type) {
-	case HWT_MEV_LOST:
+	case HWT_MEV_LOST: {
+		struct atf_gaps *g = &a->gaps[ev->cpu];
+
 		ref = a->core_base + ev->cpu;
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 16;
+			struct atf_gap *v = realloc(g->v, cap * sizeof(*v));
+
+			if (!v) {
+				a->err = -ENOMEM;
+				return;
+			}
+			g->v = v;
+			g->cap = cap;
+		}
+		g->v[g->n++] = (struct atf_gap){ ev->ts - a->t0, ev->inst,
+						 (uint64_t)ev->value };
 		break;
+	}
 	case HWT_MEV_LOCK_WAIT:
 	case HWT_MEV_LOCK_ACQUIRE:
 	case HWT_MEV_LOCK_RELEASE:
@@ -367,7 +424,8 @@ int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	a.nr_cpus = in->info->nr_cpus;
 	a.core = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.core));
 	a.tmp = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.tmp));
-	ret = a.core && a.tmp ? hwt_obuf_init(&a.ob, out, 1 << 18) : -ENOMEM;
+	a.gaps = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.gaps));
+	ret = a.core && a.tmp && a.gaps ? hwt_obuf_init(&a.ob, out, 1 << 18) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&a.run, true, true, atf_mev, &a, atf_header);
 	if (!ret)
@@ -386,6 +444,9 @@ int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 		hwt_obuf_free(&a.core[c]);
 		fclose(a.tmp[c]);
 	}
+	for (uint32_t c = 0; a.gaps && c < a.nr_cpus; c++)
+		free(a.gaps[c].v);
+	free(a.gaps);
 	free(a.core);
 	free(a.tmp);
 	hwt_names_free(&a.names);

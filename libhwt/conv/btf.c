@@ -16,8 +16,9 @@
  * Markers and
  * counters are SIG writes with the value as note; lock contention uses the
  * process-semaphore events of later BTF versions (2.1.3 lists the SEM type
- * but no events): requestsemaphore and waiting, assigned, released.  Lost
- * events: a comment line and a SIG write of "lost_events".
+ * but no events): requestsemaphore and waiting, assigned, released.  Losses:
+ * a "# losses:" header comment with every count the trace has, and at each
+ * gap a comment line and a SIG write of "lost_events" (the running total).
  *
  * Names: Trace Compass splits a line at its first commas with no quote
  * handling, so a comma in a name would shift the columns and a quote would
@@ -82,7 +83,7 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 	struct btf *b = ctx;
 	struct hwt_model *m = run->model;
 	const struct hwt_trace_info *info = run->in->info;
-	char date[32], tmp[HWT_NAME_MAX + 8];
+	char date[32], tmp[HWT_NAME_MAX + 8], losses[1024];
 	uint64_t total = 0;
 
 	/* BTF has no table of entities: names are made as they come */
@@ -109,6 +110,9 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 		  "%llu events lost\n", tmp, info->nr_cpus,
 		  info->clock == HWT_CLOCK_MONO ? "monotonic" : "tsc",
 		  (unsigned long long)hwt_conv_cpm(info), (unsigned long long)total);
+	/* where a reader looks first; each gap also has its own marker below */
+	hwt_conv_losses(losses, sizeof(losses), info);
+	ob_printf(&b->ob, "# losses: %s\n", losses);
 	return b->ob.err;
 }
 

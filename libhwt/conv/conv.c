@@ -462,6 +462,49 @@ void hwt_names_free(struct hwt_names *nm)
 	}
 }
 
+/* "<what> N (cpuC n, ...)" of a per-CPU array, appended at *o. */
+static void losses_per_cpu(char *dst, size_t size, size_t *o, const char *what,
+			   const uint64_t *v, uint32_t nr_cpus)
+{
+	uint64_t total = 0;
+	bool first = true;
+
+	for (uint32_t c = 0; v && c < nr_cpus; c++)
+		total += v[c];
+	*o += (size_t)snprintf(dst + *o, size - *o, "%s %llu", what,
+			       (unsigned long long)total);
+	for (uint32_t c = 0; total && c < nr_cpus && *o < size; c++) {
+		if (!v[c])
+			continue;
+		if (*o + 40 >= size) {
+			*o += (size_t)snprintf(dst + *o, size - *o, ", ...");
+			break;
+		}
+		*o += (size_t)snprintf(dst + *o, size - *o, "%scpu%u %llu",
+				       first ? " (" : ", ", c, (unsigned long long)v[c]);
+		first = false;
+	}
+	if (!first && *o < size)
+		*o += (size_t)snprintf(dst + *o, size - *o, ")");
+}
+
+void hwt_conv_losses(char *dst, size_t size, const struct hwt_trace_info *info)
+{
+	size_t o = 0;
+
+	if (!size)
+		return;
+	dst[0] = '\0';
+	losses_per_cpu(dst, size, &o, "events lost", info->lost, info->nr_cpus);
+	if (o < size)
+		losses_per_cpu(dst, size, &o, ", records overwritten", info->overwritten,
+			       info->nr_cpus);
+	if (o < size)
+		snprintf(dst + o, size - o, ", lost on no CPU %llu, name records lost %llu",
+			 (unsigned long long)info->lost_nocpu,
+			 (unsigned long long)info->names_lost);
+}
+
 FILE *hwt_conv_tmpfile(void)
 {
 	const char *dir = getenv("TMPDIR");

@@ -369,6 +369,15 @@ static inline bool hwt_names_has(const struct hwt_names *nm, unsigned int kind,
 HWT_CONV_HIDDEN char *hwt_name_dup(const char *raw, unsigned int san,
 				   hwt_name_esc_fn esc);
 
+/*
+ * Every loss the trace knows, one line of text for a header: "events lost
+ * 10 (cpu1 8, cpu2 2), records overwritten 0, lost on no CPU 0, name
+ * records lost 0" (CPUs without losses left out; a long list is cut with
+ * "...").  No newline.
+ */
+HWT_CONV_HIDDEN void hwt_conv_losses(char *dst, size_t size,
+				     const struct hwt_trace_info *info);
+
 /* An unlinked temporary file ($TMPDIR or /tmp), for per-core sections. */
 HWT_CONV_HIDDEN FILE *hwt_conv_tmpfile(void);
 

@@ -209,6 +209,7 @@ static int htf_header(struct htf *h)
 		HWT_ENT_COUNTER, HWT_ENT_LOCK,
 	};
 	char date[32], host[HWT_HOST_LEN * 4 + 1], rel[HWT_HOST_LEN * 4 + 1];
+	char losses[1024];
 	uint64_t num, den, total = 0;
 	uint32_t id = 0;
 
@@ -223,10 +224,12 @@ static int htf_header(struct htf *h)
 		"#URL http://wiki.eclipse.org/Auto_IWG#Publications\n"
 		"#Project hwtrace\n");
 	ob_printf(&h->ob, "#TargetSystem %s, Linux %s\n", host, rel);
+	/* the losses where a reader looks; each gap has its lost_events write */
+	hwt_conv_losses(losses, sizeof(losses), info);
 	ob_printf(&h->ob, "#Description Linux kernel trace (hwtrace): %zu tasks, "
-		  "%zu interrupts, %llu events lost\n",
+		  "%zu interrupts, %llu events lost; losses: %s\n",
 		  hwt_model_count(m, HWT_ENT_TASK), hwt_model_count(m, HWT_ENT_ISR),
-		  (unsigned long long)total);
+		  (unsigned long long)total, losses);
 	ob_printf(&h->ob, "#NumberOfCores %u\n#CreationDate %s\n#TimeScale ns\n"
 		  "#TimeScaleNumerator %llu\n#TimeScaleDenominator %llu\n"
 		  "#TimestampLength %u\n#EntityLength %u\n#EventLength 1\n",

@@ -236,8 +236,11 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	ob_puts(&j->ob, ",\"kernel\":");
 	hwt_name_sanitize(tmp, sizeof(tmp), info->kernel_release, 0, HWT_SAN_CTRL);
 	json_str(&j->ob, tmp);
-	ob_printf(&j->ob, ",\"created\":\"%sZ\",\"cpus\":%u},\n\"traceEvents\":[",
-		  date, info->nr_cpus);
+	ob_printf(&j->ob, ",\"created\":\"%sZ\",\"cpus\":%u,\"losses\":", date,
+		  info->nr_cpus);
+	hwt_conv_losses(tmp, sizeof(tmp), info);
+	json_str(&j->ob, tmp);
+	ob_puts(&j->ob, "},\n\"traceEvents\":[");
 	j->first = true;
 	json_meta(j, "process_name", PID_CPUS, 0, "\"CPUs\"");
 	for (uint32_t c = 0; c < j->nr_cpus; c++) {
@@ -483,7 +486,8 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		if (!d)
 			return;
 		json_end(j, d);
-		ob_printf(&j->ob, ",\"s\":\"g\",\"cat\":\"hwtrace\",\"name\":\"lost events\","
+		/* on the CPU track of the gap */
+		ob_printf(&j->ob, ",\"s\":\"t\",\"cat\":\"hwtrace\",\"name\":\"lost events\","
 			  "\"args\":{\"cpu\":%u,\"lost\":%u,\"cpu_total\":%lld,\"total\":%llu}}",
 			  cpu, ev->inst, (long long)ev->value,
 			  (unsigned long long)ev->value2);

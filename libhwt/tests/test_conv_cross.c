@@ -607,6 +607,86 @@ START_TEST(test_cpu_out_of_range)
 }
 END_TEST
 
+static size_t count_str(const char *buf, const char *s)
+{
+	size_t n = 0;
+
+	for (const char *p = buf; (p = strstr(p, s)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Every loss the trace has is where each format's readers look: the
+ * header's summary (events lost per CPU, overwrites, losses on no CPU,
+ * lost names) and a marker at each gap, on the gap's core.
+ */
+START_TEST(test_losses)
+{
+	static const char sum[] = "events lost 10 (cpu1 8, cpu2 2), records overwritten 4 "
+				  "(cpu0 1, cpu2 3), lost on no CPU 4, name records lost 5";
+	static const uint64_t over[3] = { 1, 0, 3 };
+	struct model_counts mc;
+	struct tu_stream t;
+	char *buf, want[256];
+	size_t len, gaps, atf[8];
+
+	tu_fixture(&t);
+	t.info.overwritten = over;
+	t.info.lost_nocpu = 4;
+	t.info.names_lost = 5;
+	model_counts(&t, &mc);
+	gaps = mc.n[HWT_MEV_LOST];
+	ck_assert_uint_eq(gaps, 4);	/* cpu1: 5, +1, +2 at the end; cpu2: 2 at the end */
+
+	ck_assert_int_eq(tu_convert("btf", &t.s, NULL, &buf, &len), 0);
+	snprintf(want, sizeof(want), "\n# losses: %s\n", sum);
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	ck_assert_uint_eq(count_str(buf, "\n# lost "), gaps);
+	ck_assert_uint_eq(count_str(buf, ",SIG,lost_events,0,write,"), gaps);
+	free(buf);
+
+	ck_assert_int_eq(tu_convert("htf", &t.s, NULL, &buf, &len), 0);
+	snprintf(want, sizeof(want), "; losses: %s\n", sum);
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	ck_assert_uint_eq(count_str(buf, " //lost "), gaps);
+	free(buf);
+
+	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_int_eq(tc_xmllint(buf, len), 0);
+	snprintf(want, sizeof(want), "losses: %s</Comment>", sum);
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	tc_atf_counts(buf, atf);
+	ck_assert_uint_eq(atf[6], gaps);
+	ck_assert_uint_eq(count_str(buf, "<TimeStampComment At="), gaps);
+	ck_assert_ptr_nonnull(strstr(buf, "<Comment>Core_1: 8 events lost, 0 records overwritten"));
+	ck_assert_ptr_nonnull(strstr(buf, "<Comment>Core_0: 0 events lost, 1 records overwritten"));
+	/* cpu2's gap is in Core_2's TraceData */
+	ck_assert_ptr_nonnull(strstr(strstr(buf, "<Comment>Core_2: times"),
+				     "Text=\"2 events lost here, 2 on Core_2 so far\""));
+	free(buf);
+
+	ck_assert_int_eq(tu_convert("json", &t.s, NULL, &buf, &len), 0);
+	snprintf(want, sizeof(want), "\"losses\":\"%s\"", sum);
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	ck_assert_uint_eq(count_str(buf, "\"s\":\"t\",\"cat\":\"hwtrace\",\"name\":\"lost events\""),
+			  gaps);
+	/* each on its CPU's track: tid n, "cpu":n */
+	for (const char *p = buf; (p = strstr(p, "\"name\":\"lost events\"")); p++) {
+		const char *l = p;
+		unsigned int tid, cpu;
+
+		while (l > buf && l[-1] != '\n')
+			l--;
+		ck_assert_int_eq(sscanf(l, "{\"ph\":\"i\",\"pid\":2147483632,\"tid\":%u,", &tid), 1);
+		ck_assert_int_eq(sscanf(strstr(p, "\"cpu\":"), "\"cpu\":%u", &cpu), 1);
+		ck_assert_uint_eq(tid, cpu);
+	}
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
 /* HTF core ids: one width for all, four hex digits past 256 cores. */
 START_TEST(test_htf_many_cores)
 {
@@ -848,4 +928,4 @@ END_TEST
 TU_MAIN("cross", test_cross_fixture, test_cross_generated, test_truncated_stream,
 	test_no_rewind, test_pass1_reads_start, test_api, test_time_scales,
 	test_task_names, test_isr_context_none, test_idle_core_load,
-	test_cpu_out_of_range, test_htf_many_cores)
+	test_cpu_out_of_range, test_htf_many_cores, test_losses)
