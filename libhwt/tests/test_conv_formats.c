@@ -216,6 +216,34 @@ START_TEST(test_name_escapes)
 }
 END_TEST
 
+/* The reader-facing validators reject what readers would misread. */
+START_TEST(test_reader_validators_fail)
+{
+	static const char atf_two[] =
+		"<SystemElement Name=\"a-1\" ID=\"1\" Type=\"task\" />\n"
+		"<SystemElement Name=\"b-2\" ID=\"2\" Type=\"task\" />\n"
+		"<TraceData Start=\"0\">\n<Comment>Core_0: x</Comment>\n"
+		"<TraceEntry Time=\"1\" EventID=\"2\" ReferenceID=\"1\" />\n"
+		"<TraceEntry Time=\"2\" EventID=\"2\" ReferenceID=\"2\" />\n</TraceData>\n";
+	static const char btf_comma[] = "#version 2.1.3\n0,Core_0,-1,T,\"a, b\"-1,0,start\n";
+	static const char btf_time[] = "5.0,Core_0,-1,T,a-1,0,start\n";
+	static const char btf_type[] = "5,Core_0,-1,TASK,a-1,0,start\n";
+	size_t len, a, b, c;
+	char *buf = convert("json", NULL, &len), *p = strstr(buf, "{\"ph\":\"X\"");
+
+	ck_assert_ptr_nonnull(p);
+	p[7] = 'B';	/* a B slice */
+	tc_expect_fail(tc_json(buf, len, &a, &b, &c));
+	free(buf);
+	ck_assert_uint_eq(tc_btf_tracecompass("0,Core_0,-1,T,a-1,0,start\n", 26), 1);
+	tc_expect_fail(tc_btf_tracecompass(btf_comma, strlen(btf_comma)));
+	tc_expect_fail(tc_btf_tracecompass(btf_time, strlen(btf_time)));
+	tc_expect_fail(tc_btf_tracecompass(btf_type, strlen(btf_type)));
+	tc_expect_fail(tc_atf_cores(atf_two, 1));
+	tc_expect_fail(tc_atf_cores(atf_two, 2));	/* one TraceData for two cores */
+}
+END_TEST
+
 /* Stimuli are instanceable: -1 (non-instanceable) or a skipped number fails. */
 START_TEST(test_btf_checker_instances)
 {
@@ -515,5 +543,5 @@ TU_MAIN("formats", test_htf, test_htf_validator_fails, test_htf_validator_tables
 	test_htf_timestamp_length_8, test_btf, test_btf_isr_type_i,
 	test_btf_checker_fails, test_btf_checker_instances, test_atf,
 	test_atf_priority_and_pre, test_atf_xsd_installed, test_atf_schema_rejects,
-	test_json, test_json_validator_fails, test_name_escapes, test_shark_per_cpu, test_shark, test_formatters,
+	test_json, test_json_validator_fails, test_reader_validators_fail, test_name_escapes, test_shark_per_cpu, test_shark, test_formatters,
 	test_dec_clock)
