@@ -61,4 +61,15 @@ head -n 1 "$out/trace.htf" | grep -q '^#Format HTF'
 tap $? "trace.htf starts with #Format HTF"
 head -n 1 "$out/trace.btf" | grep -q '^#version'
 tap $? "trace.btf starts with #version"
+# Trace Compass splits a BTF line at its first 7 commas, no quote handling:
+# every data line must come through (integer time, known type, names
+# without quotes or whitespace)
+bad=$(awk -F, '
+	/^#/ || /^$/ { next }
+	NF < 7 || $1 !~ /^[0-9]+$/ ||
+	$4 !~ /^(STI|T|ISR|R|IB|I|ECU|P|C|SCHED|SIG|SEM|SIM|SYS)$/ { n++; next }
+	{ for (i = 2; i <= 7; i++) if ($i ~ /["[:space:]]/) { n++; next } }
+	END { print n + 0 }' "$out/trace.btf")
+[ "$bad" -eq 0 ]
+tap $? "Trace Compass reads every trace.btf line ($bad it would drop or misread)"
 exit $failed
