@@ -45,6 +45,9 @@ static __always_inline u32 task_state(bool preempt, unsigned int state)
 		return HWT_STATE_DEAD;
 	if (state & TASK_INTERRUPTIBLE)
 		return HWT_STATE_SLEEPING;
+	/* kworkers, rcu threads: not an I/O wait (ftrace's "I") */
+	if ((state & TASK_IDLE) == TASK_IDLE)
+		return HWT_STATE_IDLE;
 	if (state & TASK_UNINTERRUPTIBLE)
 		return HWT_STATE_BLOCKED;
 	if (state & (__TASK_STOPPED | __TASK_TRACED))

@@ -60,6 +60,7 @@ struct task {
 	bool inst_synth;	/* this instance has a synthesized event */
 	bool started;		/* the instance has started */
 	bool has_prio;		/* prio: its own (set_priority), not a boost */
+	bool boosted;		/* boost: an inherited priority in force */
 	bool rsusp;		/* its runnable is suspended */
 	bool prev_start_ok;	/* prev_start is a real start (for DT) */
 	bool from_preempt;	/* off the CPU by PREEMPT or WAIT (for PRE) */
@@ -70,6 +71,7 @@ struct task {
 	uint32_t rvec;		/* its running softirq, or NONE */
 	uint32_t rinst;
 	int64_t prio;
+	int64_t boost;
 	uint64_t t_act, t_start, t_run, t_pre, prev_start, cet;
 };
 
@@ -156,6 +158,7 @@ struct hwt_model {
 	uint64_t t0, t_end;
 	bool any;
 	uint64_t lost_total;
+	uint64_t nr_bad_cpu;	/* records of a CPU >= nr_cpus, dropped */
 	const struct hwt_record *rec;	/* the record being fed */
 	int err;
 };
@@ -407,7 +410,9 @@ static void set_ctx(struct hwt_model *m, struct hwt_mev *ev, uint32_t cpu)
 	} else if (c->cur != NONE) {
 		struct task *t = task_at(m, c->cur);
 
-		if (t->state == T_RUNNING && t->cpu == cpu) {
+		/* the idle task runs when nothing does */
+		if (t->state == T_RUNNING && t->cpu == cpu &&
+		    !HWT_TID_IS_IDLE(t->tid)) {
 			ev->ctx_kind = HWT_ENT_TASK;
 			ev->ctx_id = t->tid;
 			ev->ctx_inst = t->inst;
@@ -649,6 +654,7 @@ static void emit_isr_ev(struct hwt_model *m, struct frame *f, unsigned int type,
 	struct hwt_mev ev = {
 		.ts = ts, .type = (uint16_t)type, .flags = (uint16_t)flags,
 		.cpu = cpu, .id = s->id, .inst = f->inst, .idx = s->idx,
+		.ctx_kind = HWT_ENT_NONE,	/* not "task index 0" */
 	};
 
 	emit(m, &ev);
@@ -1066,16 +1072,31 @@ static void do_priority(struct hwt_model *m, const struct hwt_record *r)
 {
 	struct task *t = task_of(m, r->ev.par2, r->cpu);
 	bool inherit = HWT_CODE(r->ev.code) == HWT_EV_INHERITANCE;
+	/* the 16-bit field holds SCHED_DEADLINE's -1 as 65535 */
+	int64_t prio = r->ev.par1 == 0xFFFF ? HWT_PRIO_DEADLINE : r->ev.par1;
+	unsigned int flags = 0;
 
 	if (!t)
 		return;
-	/* a boost is borrowed: only set_priority says the task's own priority */
 	if (!inherit) {
-		t->prio = r->ev.par1;
+		/* a boost is borrowed: only set_priority says the task's own */
+		t->prio = prio;
 		t->has_prio = true;
+	} else if ((t->has_prio && prio == t->prio) ||
+		   (t->boosted && prio > t->boost)) {
+		/*
+		 * pi_setprio back to the task's own priority, or to a less
+		 * urgent one than the boost it had: the boost ends or lessens
+		 */
+		flags = HWT_MEVF_INHERIT | HWT_MEVF_DISINHERIT;
+		t->boosted = !(t->has_prio && prio == t->prio);
+		t->boost = prio;
+	} else {
+		flags = HWT_MEVF_INHERIT;
+		t->boosted = true;
+		t->boost = prio;
 	}
-	emit_task(m, t, HWT_MEV_PRIORITY, r->ts, r->cpu,
-		  inherit ? HWT_MEVF_INHERIT : 0, r->ev.par1);
+	emit_task(m, t, HWT_MEV_PRIORITY, r->ts, r->cpu, flags, prio);
 }
 
 static void lost_add(struct hwt_model *m, uint32_t cpu, uint64_t delta,
@@ -1127,8 +1148,11 @@ int hwt_model_feed(struct hwt_model *m, const struct hwt_record *r)
 	uint16_t code = HWT_CODE(r->ev.code);
 	struct cpu *c;
 
-	if (r->cpu >= m->nr_cpus)
-		return 0;	/* the reader guarantees this; be safe */
+	if (r->cpu >= m->nr_cpus) {
+		/* no core to put it on in any format: dropped, counted */
+		m->nr_bad_cpu++;
+		return 0;
+	}
 	if (!m->any) {
 		m->any = true;
 		m->t0 = r->ts;
@@ -1290,6 +1314,7 @@ int hwt_model_restart(struct hwt_model *m)
 		c->seen = false;
 	}
 	m->lost_total = 0;
+	m->nr_bad_cpu = 0;
 	m->stats = false;	/* pass 1 measured; measuring again would double */
 	m->any = false;
 	return 0;
@@ -1451,6 +1476,11 @@ int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
 bool hwt_model_start_known(const struct hwt_model *m)
 {
 	return m->learned || m->nr_settled == m->nr_cpus;
+}
+
+uint64_t hwt_model_nr_bad_cpu(const struct hwt_model *m)
+{
+	return m->nr_bad_cpu;
 }
 
 uint64_t hwt_model_t0(const struct hwt_model *m)

@@ -27,21 +27,21 @@ tap() {
 }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 bash scripts/demo.sh >build/demo-summary.txt 2>&1
 tap $? "make demo ran"
 sed 's/^/# /' build/demo-summary.txt
 
 missing=0
-for f in trace.hwt trace.htf trace.atf trace.btf trace.tband trace.shark trace.json \
-	trace.pftrace; do
+for f in trace.hwt trace.htf trace.atf trace.btf trace.tband shark/0trace.dat \
+	shark/1trace.dat trace.json trace.pftrace; do
 	[ -s "$out/$f" ] || { echo "# missing or empty: $f"; missing=1; }
 done
 if ! [ -s "$out/ctf/metadata" ] || ! [ -s "$out/ctf/channel0_0" ]; then
 	echo "# missing or empty: ctf/metadata, ctf/channel0_0"
 	missing=1
 fi
-tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,shark,json,pftrace} and ctf/"
+tap $missing "out/demo holds trace.{hwt,htf,atf,btf,tband,json,pftrace}, shark/{0,1}trace.dat and ctf/"
 
 "$hwtrace" stats "$out/trace.hwt" >build/demo-stats.txt 2>&1
 tap $? "the trace came back whole (stats reads it without a warning)"
@@ -68,9 +68,11 @@ tap $? "protoc decodes trace.pftrace"
 		build/demo-pftrace.txt build/demo-dump.txt >build/demo-sched.txt 2>&1
 tap $? "trace.pftrace has every switch of every CPU of trace.hwt"
 sed 's/^/# /' build/demo-sched.txt
-size=$(stat -c %s "$out/trace.shark")
-[ $((size % 16)) -eq 0 ] && [ "$size" -gt 0 ]
-tap $? "trace.shark is whole 16-byte records ($size bytes)"
+size0=$(stat -c %s "$out/shark/0trace.dat")
+size1=$(stat -c %s "$out/shark/1trace.dat")
+[ $((size0 % 16)) -eq 0 ] && [ $((size1 % 16)) -eq 0 ] && [ "$size0" -gt 0 ] &&
+	[ "$size1" -gt 0 ]
+tap $? "shark/{0,1}trace.dat are whole 16-byte records ($size0, $size1 bytes)"
 head -n 1 "$out/trace.htf" | grep -q '^#Format HTF'
 tap $? "trace.htf starts with #Format HTF"
 head -n 1 "$out/trace.btf" | grep -q '^#version'
@@ -87,4 +89,15 @@ grep -v '^COMM \|^EVENT \|^STATEDUMP \|^SWITCH \|^PI \|^FREE ' build/demo-ctf-co
 	sed 's/^/# /'
 grep -q '^STATEDUMP ' build/demo-ctf-counts.txt
 tap $? "ctf/ names the tasks alive at the start (lttng_statedump_process_state)"
+# Trace Compass splits a BTF line at its first 7 commas, no quote handling:
+# every data line must come through (integer time, known type, names
+# without quotes or whitespace)
+bad=$(awk -F, '
+	/^#/ || /^$/ { next }
+	NF < 7 || $1 !~ /^[0-9]+$/ ||
+	$4 !~ /^(STI|T|ISR|R|IB|I|ECU|P|C|SCHED|SIG|SEM|SIM|SYS)$/ { n++; next }
+	{ for (i = 2; i <= 7; i++) if ($i ~ /["[:space:]]/) { n++; next } }
+	END { print n + 0 }' "$out/trace.btf")
+[ "$bad" -eq 0 ]
+tap $? "Trace Compass reads every trace.btf line ($bad it would drop or misread)"
 exit $failed

@@ -125,6 +125,8 @@ struct hwt_bpf_rec {
 #define HWT_EXIT_DEAD			0x0010
 #define HWT_EXIT_ZOMBIE			0x0020
 #define HWT_TASK_DEAD			0x0080
+#define HWT_TASK_NOLOAD			0x0400
+#define HWT_TASK_IDLE			(HWT_TASK_UNINTERRUPTIBLE | HWT_TASK_NOLOAD)
 
 /* kmod/probes.c task_state(): the state a task is switched out in. */
 static __always_inline __u32 hwt_bpf_task_state(int preempt, __u32 state)
@@ -135,6 +137,9 @@ static __always_inline __u32 hwt_bpf_task_state(int preempt, __u32 state)
 		return HWT_STATE_DEAD;
 	if (state & HWT_TASK_INTERRUPTIBLE)
 		return HWT_STATE_SLEEPING;
+	/* kworkers, rcu threads: not an I/O wait (ftrace's "I") */
+	if ((state & HWT_TASK_IDLE) == HWT_TASK_IDLE)
+		return HWT_STATE_IDLE;
 	if (state & HWT_TASK_UNINTERRUPTIBLE)
 		return HWT_STATE_BLOCKED;
 	if (state & (HWT___TASK_STOPPED | HWT___TASK_TRACED))

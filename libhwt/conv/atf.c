@@ -11,10 +11,25 @@
  * over each task's and ISR's complete instances; EventIDMappings with only
  * EventTypeEnum values ("terminate", never the examples' "end"); markers,
  * counters and lock operations are user events named in a UserTable;
- * TimeBase: ns per tick as an exact reduced Fraction.  TraceData: Start and
- * Stop, ToolInfo, a TraceEntry per event with Time in ticks since the
- * first record.  A task's wait inside its instance (lock) is a preempt
+ * TimeBase: ns per tick as an exact reduced Fraction.
+ *
+ * Cores: one TraceData per core ("Core_<n>" in its Comment), each with
+ * Start and Stop, ToolInfo and a TraceEntry per event of that core, Time
+ * in ticks since the first record.  A TraceEntry names no resource, so a
+ * Resource per core would need an element per task and core and would
+ * split a migrating task's timing values; a TraceData per core keeps one
+ * element per task (values over its whole instances) while each TraceData
+ * is one core's trace, where one thing runs at a time ("each entry
+ * represents a separately taken trace").  An activation is in the waker's
+ * core's TraceData; a task that migrates is preempted in one core's and
+ * resumed in another's.  The entries are kept per core in temporary files
+ * until the end.  A task's wait inside its instance (lock) is a preempt
  * (ATF has no wait); its release has no entry.
+ *
+ * Losses: the SystemConfiguration's Comment gives every count the trace
+ * has; each gap is an "error" entry on its core's element and a
+ * TimeStampComment in that core's TraceInformation, which also says the
+ * core's totals.
  *
  * XML 1.0 cannot carry control characters even as references: names are
  * sanitized (\xHH) before escaping.
@@ -62,11 +77,27 @@ static const uint8_t atf_event[HWT_NR_MEV] = {
 
 static const char *const lock_ops[] = { "contended", "acquired", "released" };
 
+/* A core's gaps (LOST events), for its TraceInformation. */
+struct atf_gap {
+	uint64_t ts;		/* ticks since the first record */
+	uint32_t n;		/* events lost there */
+	uint64_t total;		/* on this core so far */
+};
+
+struct atf_gaps {
+	struct atf_gap *v;
+	size_t n, cap;
+};
+
 struct atf {
 	struct hwt_conv_run run;
 	struct hwt_obuf ob;
 	struct hwt_names names;
 	uint32_t nr_cpus;
+	struct hwt_obuf *core;		/* [nr_cpus] entries on temporary files */
+	FILE **tmp;			/* opened at a core's first entry */
+	struct atf_gaps *gaps;		/* [nr_cpus] */
+	int err;
 	uint32_t base[HWT_NR_ENT_KINDS];	/* SystemElement ID of idx 0 */
 	uint32_t core_base;
 	uint32_t user_base[HWT_NR_ENT_KINDS];	/* UserTable ReferenceID of idx 0 */
@@ -155,9 +186,11 @@ static void element(struct atf *a, enum hwt_entity_kind kind, size_t idx,
 		  any ? ">" : " />");
 	if (!any)
 		return;
+	/* ATF, like OSEK, counts higher as more urgent */
 	if (prio_ok)
 		ob_printf(&a->ob, "        <Annotation><Name>Priority</Name>"
-			  "<Value>%lld</Value></Annotation>\n", (long long)prio);
+			  "<Value>%lld</Value></Annotation>\n",
+			  (long long)hwt_prio_urgency(prio));
 	timing(a, kind, id);
 	ob_puts(&a->ob, "      </SystemElement>\n");
 }
@@ -172,7 +205,7 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 	};
 	uint64_t num, den;
 	uint32_t id = 1, ref = 1;
-	char date[32];
+	char date[32], losses[1024];
 	int ret;
 
 	ret = hwt_names_build(&a->names, m, HWT_SAN_CTRL, xml_esc);
@@ -201,11 +234,14 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 	xml_text(&a->ob, info->hostname);
 	ob_puts(&a->ob, "\">\n    <Comment>Linux ");
 	xml_text(&a->ob, info->kernel_release);
-	ob_printf(&a->ob, ", %u cores, traced %s UTC by hwtrace</Comment>\n"
+	hwt_conv_losses(losses, sizeof(losses), info);
+	ob_printf(&a->ob, ", %u cores, traced %s UTC by hwtrace; losses: %s</Comment>\n"
 		  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n"
-		  "    <Resource ID=\"0\" Scheduler=\"Linux\">\n", info->nr_cpus, date);
+		  "    <Resource ID=\"0\" Scheduler=\"Linux\">\n", info->nr_cpus, date, losses);
 	for (size_t i = 0; i < a->names.n[HWT_ENT_TASK]; i++)
-		element(a, HWT_ENT_TASK, i, "task");
+		/* a core running its idle task runs nothing: no element */
+		if (!HWT_TID_IS_IDLE(hwt_model_id(m, HWT_ENT_TASK, i)))
+			element(a, HWT_ENT_TASK, i, "task");
 	for (size_t i = 0; i < a->names.n[HWT_ENT_ISR]; i++)
 		element(a, HWT_ENT_ISR, i, "isr");
 	for (size_t i = 0; i < a->names.n[HWT_ENT_RUNNABLE]; i++)
@@ -241,11 +277,74 @@ static int atf_header(void *ctx, struct hwt_conv_run *run)
 		  "      <Value Numerator=\"%llu\" Denominator=\"%llu\" />\n"
 		  "    </TimeBase>\n  </SystemConfiguration>\n",
 		  (unsigned long long)num, (unsigned long long)den);
-	ob_printf(&a->ob, "  <TraceData Start=\"0\" Stop=\"%llu\">\n"
-		  "    <Comment>times in ticks of the TimeBase since the first record</Comment>\n"
-		  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n",
-		  (unsigned long long)(hwt_model_t_end(m) - a->t0));
 	return a->ob.err;
+}
+
+/* The buffer of core cpu's entries; NULL on error. */
+static struct hwt_obuf *atf_core(struct atf *a, uint32_t cpu)
+{
+	if (a->err || cpu >= a->nr_cpus)
+		return NULL;
+	if (!a->tmp[cpu]) {
+		a->tmp[cpu] = hwt_conv_tmpfile();
+		a->err = a->tmp[cpu] ?
+			 hwt_obuf_init(&a->core[cpu], a->tmp[cpu], 1 << 16) : -EIO;
+		if (a->err)
+			return NULL;
+	}
+	return &a->core[cpu];
+}
+
+/* A core's losses: its totals and a TimeStampComment at each gap. */
+static void atf_gaps(struct atf *a, uint32_t c)
+{
+	const struct hwt_trace_info *info = a->run.in->info;
+	const struct atf_gaps *g = &a->gaps[c];
+	uint64_t lost = info->lost ? info->lost[c] : 0;
+	uint64_t over = info->overwritten ? info->overwritten[c] : 0;
+
+	if (!g->n && !lost && !over)
+		return;
+	ob_printf(&a->ob, "    <TraceInformation>\n"
+		  "      <Comment>Core_%u: %llu events lost, %llu records overwritten</Comment>\n",
+		  c, (unsigned long long)lost, (unsigned long long)over);
+	for (size_t i = 0; i < g->n; i++)
+		ob_printf(&a->ob, "      <TimeStampComment At=\"%llu\" Text=\"%u events lost "
+			  "here, %llu on Core_%u so far\" />\n",
+			  (unsigned long long)g->v[i].ts, g->v[i].n,
+			  (unsigned long long)g->v[i].total, c);
+	ob_puts(&a->ob, "    </TraceInformation>\n");
+}
+
+/* One TraceData per core: its entries from the temporary file. */
+static int atf_finish(struct atf *a)
+{
+	uint64_t stop = hwt_model_t_end(a->run.model) - a->t0;
+	char buf[1 << 14];
+	int ret = a->err;
+
+	for (uint32_t c = 0; !ret && c < a->nr_cpus; c++) {
+		FILE *f = a->tmp[c];
+		size_t n;
+
+		ob_printf(&a->ob, "  <TraceData Start=\"0\" Stop=\"%llu\">\n"
+			  "    <Comment>Core_%u: times in ticks of the TimeBase since the "
+			  "first record</Comment>\n"
+			  "    <ToolInfo Vendor=\"hwtrace\" Tool=\"libhwt\" Version=\"1.0\" />\n",
+			  (unsigned long long)stop, c);
+		if (f) {
+			ret = hwt_obuf_flush(&a->core[c]);
+			if (!ret && (fflush(f) || fseek(f, 0, SEEK_SET)))
+				ret = -EIO;
+			while (!ret && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+				ob_write(&a->ob, buf, n);
+			if (!ret && ferror(f))
+				ret = -EIO;
+		}
+		atf_gaps(a, c);
+		ob_puts(&a->ob, "  </TraceData>\n");
+	}
+	return ret ? ret : a->ob.err;
 }
 
 static void atf_mev(void *ctx, const struct hwt_mev *ev)
@@ -253,15 +352,35 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	struct atf *a = ctx;
 	uint8_t e = atf_event[ev->type];
 	enum hwt_entity_kind kind = hwt_mev_kind(ev->type);
+	struct hwt_obuf *o;
 	uint32_t ref;
 	char *d;
 
-	if (!e)
+	if (!e || hwt_mev_is_idle(ev))
+		return;
+	o = atf_core(a, ev->cpu);
+	if (!o)
 		return;
 	switch (ev->type) {
-	case HWT_MEV_LOST:
+	case HWT_MEV_LOST: {
+		struct atf_gaps *g = &a->gaps[ev->cpu];
+
 		ref = a->core_base + ev->cpu;
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 16;
+			struct atf_gap *v = realloc(g->v, cap * sizeof(*v));
+
+			if (!v) {
+				a->err = -ENOMEM;
+				return;
+			}
+			g->v = v;
+			g->cap = cap;
+		}
+		g->v[g->n++] = (struct atf_gap){ ev->ts - a->t0, ev->inst,
+						 (uint64_t)ev->value };
 		break;
+	}
 	case HWT_MEV_LOCK_WAIT:
 	case HWT_MEV_LOCK_ACQUIRE:
 	case HWT_MEV_LOCK_RELEASE:
@@ -277,7 +396,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 		break;
 	}
 	/* one room for the entry: the literals and three numbers */
-	d = ob_room(&a->ob, 128);
+	d = ob_room(o, 128);
 	if (!d)
 		return;
 	d = hwt_put_lit(d, "    <TraceEntry Time=\"");
@@ -294,7 +413,7 @@ static void atf_mev(void *ctx, const struct hwt_mev *ev)
 	d = hwt_put_lit(d, "\" ReferenceID=\"");
 	d = hwt_put_u64(d, ref);
 	d = hwt_put_lit(d, "\" />\n");
-	a->ob.len = (size_t)(d - a->ob.buf);
+	o->len = (size_t)(d - o->buf);
 }
 
 int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
@@ -303,17 +422,33 @@ int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	int ret;
 
 	a.nr_cpus = in->info->nr_cpus;
-	ret = hwt_obuf_init(&a.ob, out, 1 << 18);
+	a.core = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.core));
+	a.tmp = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.tmp));
+	a.gaps = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.gaps));
+	ret = a.core && a.tmp && a.gaps ? hwt_obuf_init(&a.ob, out, 1 << 18) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&a.run, true, true, atf_mev, &a, atf_header);
+	if (!ret)
+		ret = atf_finish(&a);
 	if (!ret) {
-		ob_puts(&a.ob, "  </TraceData>\n</CommonFormat>\n");
+		ob_puts(&a.ob, "</CommonFormat>\n");
 		ret = hwt_obuf_flush(&a.ob);
 	}
 	if (!ret && fflush(out))
 		ret = -EIO;
 	if (!ret && a.run.stream_err)
 		ret = -EBADMSG;
+	for (uint32_t c = 0; a.core && a.tmp && c < a.nr_cpus; c++) {
+		if (!a.tmp[c])
+			continue;
+		hwt_obuf_free(&a.core[c]);
+		fclose(a.tmp[c]);
+	}
+	for (uint32_t c = 0; a.gaps && c < a.nr_cpus; c++)
+		free(a.gaps[c].v);
+	free(a.gaps);
+	free(a.core);
+	free(a.tmp);
 	hwt_names_free(&a.names);
 	hwt_obuf_free(&a.ob);
 	hwt_model_free(a.run.model);

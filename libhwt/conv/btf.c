@@ -16,11 +16,16 @@
  * Markers and
  * counters are SIG writes with the value as note; lock contention uses the
  * process-semaphore events of later BTF versions (2.1.3 lists the SEM type
- * but no events): requestsemaphore and waiting, assigned, released.  Lost
- * events: a comment line and a SIG write of "lost_events".
+ * but no events): requestsemaphore and waiting, assigned, released.  Losses:
+ * a "# losses:" header comment with every count the trace has, and at each
+ * gap a comment line and a SIG write of "lost_events" (the running total).
  *
- * Names with a comma, quote or space are quoted, quotes doubled; control
- * characters and invalid UTF-8 become \xHH.
+ * Names: Trace Compass splits a line at its first commas with no quote
+ * handling, so a comma in a name would shift the columns and a quote would
+ * stay in it.  Names carry no comma, quote or space: each becomes '_'
+ * (a "# name" comment line before a name's first use keeps the original);
+ * control characters, backslashes, U+0085/U+2028/U+2029 and invalid UTF-8
+ * become \xHH.  A marker's note is digits, spaces and '-', unquoted.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,19 +59,23 @@ struct btf {
 	uint8_t kind[HWT_NR_MEV];	/* hwt_mev_kind() of each event type */
 };
 
-static void btf_quote(struct hwt_obuf *o, const char *s)
+/* What Trace Compass would misparse in a name becomes '_'. */
+#define BTF_NAME_SUBST	"_"
+
+static void btf_esc(struct hwt_obuf *o, const char *s)
 {
-	if (!strpbrk(s, ", \"") && s[0] != '#' && s[0]) {
-		ob_puts(o, s);
-		return;
-	}
-	ob_putc(o, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			ob_putc(o, '"');
-		ob_putc(o, *s);
-	}
-	ob_putc(o, '"');
+	for (; *s; s++)
+		ob_putc(o, *s == ',' || *s == '"' || *s == ' ' ? BTF_NAME_SUBST[0] : *s);
+}
+
+/* A "# name" comment with the original when the BTF name had to change. */
+static void btf_name_orig(struct btf *b, const char *raw, const char *name)
+{
+	char clean[HWT_NAME_MAX * 4 + 1];
+
+	hwt_name_sanitize(clean, sizeof(clean), raw, 0, HWT_SAN_CTRL);
+	if (strcmp(clean, name))
+		ob_printf(&b->ob, "# name %s is \"%s\"\n", name, clean);
 }
 
 static int btf_header(void *ctx, struct hwt_conv_run *run)
@@ -74,11 +83,11 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 	struct btf *b = ctx;
 	struct hwt_model *m = run->model;
 	const struct hwt_trace_info *info = run->in->info;
-	char date[32], tmp[HWT_NAME_MAX + 8];
+	char date[32], tmp[HWT_NAME_MAX + 8], losses[1024];
 	uint64_t total = 0;
 
 	/* BTF has no table of entities: names are made as they come */
-	hwt_names_init(&b->names, m, HWT_SAN_CTRL, btf_quote);
+	hwt_names_init(&b->names, m, HWT_SAN_CTRL, btf_esc);
 	b->core = calloc(b->nr_cpus, sizeof(*b->core));
 	if (!b->core)
 		return -ENOMEM;
@@ -101,6 +110,9 @@ static int btf_header(void *ctx, struct hwt_conv_run *run)
 		  "%llu events lost\n", tmp, info->nr_cpus,
 		  info->clock == HWT_CLOCK_MONO ? "monotonic" : "tsc",
 		  (unsigned long long)hwt_conv_cpm(info), (unsigned long long)total);
+	/* where a reader looks first; each gap also has its own marker below */
+	hwt_conv_losses(losses, sizeof(losses), info);
+	ob_printf(&b->ob, "# losses: %s\n", losses);
 	return b->ob.err;
 }
 
@@ -114,10 +126,14 @@ static void btf_fit(struct btf *b, size_t len)
 
 static bool btf_name_new(struct btf *b, unsigned int kind, uint32_t idx, uint32_t id)
 {
+	char raw[HWT_NAME_MAX];
+
 	if (hwt_names_add(&b->names, kind, idx, id)) {
 		b->ob.err = -ENOMEM;
 		return false;
 	}
+	hwt_conv_name(raw, sizeof(raw), b->run.model, (enum hwt_entity_kind)kind, id);
+	btf_name_orig(b, raw, b->names.v[kind][idx]);
 	btf_fit(b, b->names.max_len);
 	return true;
 }
@@ -150,10 +166,11 @@ static const struct hwt_str *btf_isr_sti(struct btf *b, uint32_t idx, uint32_t i
 		return sti;
 	hwt_conv_name(raw, sizeof(raw), b->run.model, HWT_ENT_ISR, id);
 	snprintf(tmp, sizeof(tmp), "STI_%s", raw);
-	sti->s = hwt_name_dup(tmp, HWT_SAN_CTRL, btf_quote);
+	sti->s = hwt_name_dup(tmp, HWT_SAN_CTRL, btf_esc);
 	if (!sti->s)
 		goto nomem;
 	sti->len = (uint32_t)strlen(sti->s);
+	btf_name_orig(b, tmp, sti->s);
 	btf_fit(b, sti->len);
 	return sti;
 nomem:
@@ -202,9 +219,10 @@ char *btf_src(char *d, const char *name, uint32_t len, int64_t inst)
 	return d;
 }
 
+/* cpu < nr_cpus: the model drops the records of any other (with a warning) */
 static char *btf_core(struct btf *b, char *d, uint32_t cpu)
 {
-	const struct hwt_str *c = &b->core[cpu < b->nr_cpus ? cpu : 0];
+	const struct hwt_str *c = &b->core[cpu];
 
 	return hwt_put_str(d, c->s, c->len);
 }
@@ -266,6 +284,9 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 	int uses;
 	char *d;
 
+	/* a CPU running its idle task runs nothing */
+	if (hwt_mev_is_idle(ev))
+		return;
 	/* the names the line needs */
 	if (kind < HWT_NR_ENT_KINDS && !btf_name(b, kind, ev->idx, ev->id))
 		return;
@@ -338,7 +359,7 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 			return;
 		d = btf_ctx(b, d, ev);
 		d = btf_tgt(b, d, &lit_sig, HWT_ENT_MARKER, ev->idx, 0, &lit_write);
-		/* the parameters; quoted (btf_quote()) when there are two */
+		/* the parameters as the note: digits, '-' and a space */
 		uses = hwt_mk_uses(&b->mk_uses, b->run.model, ev->id);
 		if (uses < 0) {
 			b->ob.err = -ENOMEM;
@@ -346,13 +367,7 @@ static void btf_mev(void *ctx, const struct hwt_mev *ev)
 		}
 		if (uses) {
 			*d++ = ',';
-			if (uses == (HWT_MSG_VALUE2 | HWT_MSG_VALUE)) {
-				*d++ = '"';
-				d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
-				*d++ = '"';
-			} else {
-				d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
-			}
+			d = hwt_put_marker_msg(d, (unsigned int)uses, ev);
 		}
 		break;
 	case HWT_MEV_COUNTER:

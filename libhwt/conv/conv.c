@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <hwt/events.h>
+#include "../internal.h"
 #include "conv_internal.h"
 
 static const struct {
@@ -214,8 +215,28 @@ size_t hwt_name_sanitize(char *dst, size_t dst_size, const char *src,
 		limit = max_bytes;
 	for (size_t i = 0; i < n;) {
 		size_t len = utf8_char(s + i, n - i);
-		bool ctrl = len == 1 && (s[i] < 0x20 || s[i] == 0x7F);
+		/*
+		 * Text formats: C0 controls and DEL, the backslash (or "\x41"
+		 * in a name would read as an escape), and the line breaks of
+		 * Unicode-aware readers: U+0085, U+2028, U+2029
+		 */
+		bool ctrl = (len == 1 && (s[i] < 0x20 || s[i] == 0x7F || s[i] == '\\')) ||
+			    (len == 2 && s[i] == 0xC2 && s[i + 1] == 0x85) ||
+			    (len == 3 && s[i] == 0xE2 && s[i + 1] == 0x80 &&
+			     (s[i + 2] == 0xA8 || s[i + 2] == 0xA9));
 
+		if (ctrl && len > 1 && (flags & HWT_SAN_CTRL)) {
+			/* each byte of the character as \xHH */
+			if (o + 4 * len > limit)
+				break;
+			for (size_t k = 0; k < len; k++, i++) {
+				dst[o++] = '\\';
+				dst[o++] = 'x';
+				dst[o++] = hex[s[i] >> 4];
+				dst[o++] = hex[s[i] & 0xF];
+			}
+			continue;
+		}
 		if (len && !(ctrl && (flags & HWT_SAN_CTRL))) {
 			if (o + len > limit)
 				break;
@@ -479,6 +500,49 @@ void hwt_names_free(struct hwt_names *nm)
 	}
 }
 
+/* "<what> N (cpuC n, ...)" of a per-CPU array, appended at *o. */
+static void losses_per_cpu(char *dst, size_t size, size_t *o, const char *what,
+			   const uint64_t *v, uint32_t nr_cpus)
+{
+	uint64_t total = 0;
+	bool first = true;
+
+	for (uint32_t c = 0; v && c < nr_cpus; c++)
+		total += v[c];
+	*o += (size_t)snprintf(dst + *o, size - *o, "%s %llu", what,
+			       (unsigned long long)total);
+	for (uint32_t c = 0; total && c < nr_cpus && *o < size; c++) {
+		if (!v[c])
+			continue;
+		if (*o + 40 >= size) {
+			*o += (size_t)snprintf(dst + *o, size - *o, ", ...");
+			break;
+		}
+		*o += (size_t)snprintf(dst + *o, size - *o, "%scpu%u %llu",
+				       first ? " (" : ", ", c, (unsigned long long)v[c]);
+		first = false;
+	}
+	if (!first && *o < size)
+		*o += (size_t)snprintf(dst + *o, size - *o, ")");
+}
+
+void hwt_conv_losses(char *dst, size_t size, const struct hwt_trace_info *info)
+{
+	size_t o = 0;
+
+	if (!size)
+		return;
+	dst[0] = '\0';
+	losses_per_cpu(dst, size, &o, "events lost", info->lost, info->nr_cpus);
+	if (o < size)
+		losses_per_cpu(dst, size, &o, ", records overwritten", info->overwritten,
+			       info->nr_cpus);
+	if (o < size)
+		snprintf(dst + o, size - o, ", lost on no CPU %llu, name records lost %llu",
+			 (unsigned long long)info->lost_nocpu,
+			 (unsigned long long)info->names_lost);
+}
+
 FILE *hwt_conv_tmpfile(void)
 {
 	const char *dir = getenv("TMPDIR");
@@ -580,5 +644,29 @@ int hwt_conv_drive(struct hwt_conv_run *run, bool whole_pass1, bool want_stats,
 		if (ret)
 			return ret;
 	}
+	if (hwt_model_nr_bad_cpu(run->model))
+		pr_warn("%llu records of CPUs >= %u (the trace's CPU count) left out\n",
+			(unsigned long long)hwt_model_nr_bad_cpu(run->model),
+			hwt_model_nr_cpus(run->model));
 	return hwt_model_end(run->model);
+}
+
+uint32_t hwt_conv_report_state(uint32_t hwt_state)
+{
+	switch (hwt_state) {
+	case HWT_STATE_RUNNABLE:
+		return 0x00;
+	case HWT_STATE_SLEEPING:
+		return 0x01;
+	case HWT_STATE_BLOCKED:
+		return 0x02;
+	case HWT_STATE_STOPPED:
+		return 0x04;
+	case HWT_STATE_DEAD:
+		return 0x10;
+	case HWT_STATE_IDLE:
+		return 0x80;
+	default:
+		return 0x40;
+	}
 }

@@ -251,8 +251,9 @@ void ob_printf(struct hwt_obuf *o, const char *fmt, ...);
 /*
  * Make a name safe for a text format: valid UTF-8 (overlong forms,
  * surrogates, code points past U+10FFFF and U+FFFE/U+FFFF count as
- * invalid), and, with HWT_SAN_CTRL, no C0 control or DEL.  Each offending
- * byte becomes the four characters \xHH.  At most max_bytes bytes of output
+ * invalid), and, with HWT_SAN_CTRL (text formats), no C0 control, DEL,
+ * backslash, U+0085, U+2028 or U+2029 (line breaks to Unicode-aware
+ * readers).  Each offending byte becomes the four characters \xHH.  At most max_bytes bytes of output
  * (0: no limit), never cutting a character; the result is NUL-terminated.
  * Returns its length.
  */
@@ -367,6 +368,15 @@ static inline bool hwt_names_has(const struct hwt_names *nm, unsigned int kind,
  * padded as the names. */
 HWT_CONV_HIDDEN char *hwt_name_dup(const char *raw, unsigned int san,
 				   hwt_name_esc_fn esc);
+
+/*
+ * Every loss the trace knows, one line of text for a header: "events lost
+ * 10 (cpu1 8, cpu2 2), records overwritten 0, lost on no CPU 0, name
+ * records lost 0" (CPUs without losses left out; a long list is cut with
+ * "...").  No newline.
+ */
+HWT_CONV_HIDDEN void hwt_conv_losses(char *dst, size_t size,
+				     const struct hwt_trace_info *info);
 
 /* An unlinked temporary file ($TMPDIR or /tmp), for per-core sections. */
 HWT_CONV_HIDDEN FILE *hwt_conv_tmpfile(void);
@@ -590,5 +600,13 @@ static inline bool hwt_tb_prepare(struct hwt_tb_writer *w, uint32_t core,
 /* Submit one framed event for core; ts is the event's (or now for metadata). */
 HWT_CONV_HIDDEN void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core,
 				   const uint8_t *frame, size_t len, uint64_t ts);
+
+/*
+ * sched_switch's prev_state as the kernel reports it (its TASK_REPORT bits,
+ * kernels >= 4.14), for the formats that carry the kernel's own events (ctf,
+ * perfetto): R 0, S 1, D 2, T 4, X 0x10 (EXIT_DEAD), I 0x80
+ * (TASK_REPORT_IDLE), and for "other" 0x40 (TASK_PARKED, its common case).
+ */
+HWT_CONV_HIDDEN uint32_t hwt_conv_report_state(uint32_t hwt_state);
 
 #endif /* HWT_CONV_INTERNAL_H */

@@ -42,14 +42,6 @@
 #define CTF_DEFAULT_PRIO	120		/* the kernel's prio of a nice-0 task */
 #define CTF_MAX_RT_PRIO		100		/* lttng writes prio - MAX_RT_PRIO */
 
-/* The kernel's TASK_* report bits of sched_switch's prev_state. */
-#define CTF_TASK_RUNNING	0x00
-#define CTF_TASK_INTERRUPTIBLE	0x01
-#define CTF_TASK_UNINTERRUPTIBLE 0x02
-#define CTF_TASK_STOPPED	0x04
-#define CTF_EXIT_DEAD		0x10
-#define CTF_TASK_PARKED		0x40
-
 /* lttng_statedump_process_state's status (lttng-modules' enum). */
 #define CTF_SD_UNNAMED		0
 #define CTF_SD_WAIT_CPU		2
@@ -533,24 +525,6 @@ static uint8_t *put_task(struct ctf *c, uint8_t *p, uint32_t pid, uint32_t cpu)
 	return put_u32(p, (uint32_t)prio_of(t));
 }
 
-static uint32_t prev_state(uint32_t hwt_state)
-{
-	switch (hwt_state) {
-	case HWT_STATE_RUNNABLE:
-		return CTF_TASK_RUNNING;
-	case HWT_STATE_SLEEPING:
-		return CTF_TASK_INTERRUPTIBLE;
-	case HWT_STATE_BLOCKED:
-		return CTF_TASK_UNINTERRUPTIBLE;
-	case HWT_STATE_STOPPED:
-		return CTF_TASK_STOPPED;
-	case HWT_STATE_DEAD:
-		return CTF_EXIT_DEAD;
-	default:
-		return CTF_TASK_PARKED;
-	}
-}
-
 /*
  * The parameter names of a code from the event table ("-": unused, NULL:
  * the table does not say); a filter change's par1 is the new status.
@@ -600,7 +574,7 @@ static void emit(struct ctf *c, const struct hwt_record *r)
 		p = put_str(p, comm_of(c, prev, cpu, &t));
 		p = put_u32(p, prev);
 		p = put_u32(p, (uint32_t)prio_of(t));
-		p = put_u64(p, prev_state(HWT_SWITCH_STATE(e)));
+		p = put_u64(p, hwt_conv_report_state(HWT_SWITCH_STATE(e)));
 		p = put_task(c, p, next, cpu);
 		if (next && (t = task_get(c, next))) {
 			t->cpu = cpu;

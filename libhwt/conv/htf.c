@@ -131,7 +131,7 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 		.kind = h->kind[ev->type],
 	} };
 
-	if (code < 0 || ev->cpu >= h->nr_cpus || h->err)
+	if (code < 0 || ev->cpu >= h->nr_cpus || h->err || hwt_mev_is_idle(ev))
 		return;
 	/* a file per core that has events: a header may declare 65536 CPUs */
 	if (!h->tmp[ev->cpu]) {
@@ -189,6 +189,12 @@ static int htf_entities(struct htf *h)
 	return hwt_names_build(&h->names, m, HWT_SAN_CTRL, NULL);
 }
 
+/* Idle tasks have no events and no entity: a gap in the ids. */
+static bool htf_idle(struct hwt_model *m, enum hwt_entity_kind k, size_t idx)
+{
+	return k == HWT_ENT_TASK && HWT_TID_IS_IDLE(hwt_model_id(m, k, idx));
+}
+
 static int htf_header(struct htf *h)
 {
 	struct hwt_model *m = h->run.model;
@@ -203,6 +209,7 @@ static int htf_header(struct htf *h)
 		HWT_ENT_COUNTER, HWT_ENT_LOCK,
 	};
 	char date[32], host[HWT_HOST_LEN * 4 + 1], rel[HWT_HOST_LEN * 4 + 1];
+	char losses[1024];
 	uint64_t num, den, total = 0;
 	uint32_t id = 0;
 
@@ -217,10 +224,12 @@ static int htf_header(struct htf *h)
 		"#URL http://wiki.eclipse.org/Auto_IWG#Publications\n"
 		"#Project hwtrace\n");
 	ob_printf(&h->ob, "#TargetSystem %s, Linux %s\n", host, rel);
+	/* the losses where a reader looks; each gap has its lost_events write */
+	hwt_conv_losses(losses, sizeof(losses), info);
 	ob_printf(&h->ob, "#Description Linux kernel trace (hwtrace): %zu tasks, "
-		  "%zu interrupts, %llu events lost\n",
+		  "%zu interrupts, %llu events lost; losses: %s\n",
 		  hwt_model_count(m, HWT_ENT_TASK), hwt_model_count(m, HWT_ENT_ISR),
-		  (unsigned long long)total);
+		  (unsigned long long)total, losses);
 	ob_printf(&h->ob, "#NumberOfCores %u\n#CreationDate %s\n#TimeScale ns\n"
 		  "#TimeScaleNumerator %llu\n#TimeScaleDenominator %llu\n"
 		  "#TimestampLength %u\n#EntityLength %u\n#EventLength 1\n",
@@ -241,9 +250,11 @@ static int htf_header(struct htf *h)
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
-		for (size_t e = 0; e < h->names.n[k]; e++) {
+		for (size_t e = 0; e < h->names.n[k]; e++, id++) {
+			if (htf_idle(m, k, e))
+				continue;
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, id++, h->ent_digits);
+			ob_hex(&h->ob, id, h->ent_digits);
 			ob_printf(&h->ob, " %s\n", h->names.v[k][e]);
 		}
 	}
@@ -256,9 +267,11 @@ static int htf_header(struct htf *h)
 	for (size_t i = 0; i < CONV_ARRAY_SIZE(order); i++) {
 		enum hwt_entity_kind k = order[i];
 
-		for (size_t e = 0; e < h->names.n[k]; e++) {
+		for (size_t e = 0; e < h->names.n[k]; e++, id++) {
+			if (htf_idle(m, k, e))
+				continue;
 			ob_puts(&h->ob, "#-");
-			ob_hex(&h->ob, id++, h->ent_digits);
+			ob_hex(&h->ob, id, h->ent_digits);
 			ob_printf(&h->ob, " %02X\n", kind_type[k]);
 		}
 	}
@@ -329,7 +342,8 @@ static int htf_finish(struct htf *h)
 		return -ENOMEM;
 	ob_puts(&h->ob, "\n#TraceData\n");
 	for (uint32_t c = 0; !ret && c < h->nr_cpus; c++) {
-		ob_printf(&h->ob, "#-%02X\n", c);
+		/* the spec's two digits, four for every core past 256 */
+		ob_printf(&h->ob, "#-%0*X\n", h->nr_cpus > 256 ? 4 : 2, c);
 		if (h->tmp[c])
 			ret = htf_core_data(h, c, buf, cap);
 	}

@@ -6,13 +6,18 @@
  * Tracks: a pseudo-process "CPUs" with three threads per CPU, "CPU n"
  * (task slices), "CPU n irq" (hard-IRQ slices, nested as they nest) and
  * "CPU n softirq"; one thread per task under its process (tgid), with
- * "Running" and "Runnable" slices.  Slices are B/E pairs written in time
- * order, each track strictly nested, so equal timestamps keep their file
- * order (the order the trace-event spec implies).  Markers are instant
- * events on the CPU track, counters "C" events, lost events global instants.
- * Names come from metadata events (process_name, thread_name).  Slices
- * still open at the end are closed at the last timestamp.  ts is in µs with
- * ns digits.
+ * "Running" and "Runnable" slices, and a slice named after the lock while
+ * it waits for one (contention begin to acquisition, its sleep included:
+ * a lock wait is not a sleep).  Slices are complete ("X") events written
+ * when they end, each track strictly nested; a slice of zero length is
+ * left out (B/E pairs of zero length confuse readers once X events are
+ * present; with X alone there are none).  Markers are instant events on
+ * the CPU track, counters "C" events, lost events instants on the CPU
+ * track of the loss.  Names come from metadata events (process_name,
+ * thread_name).  Slices still open at the end are closed at the last
+ * timestamp.  ts and dur are in µs with ns digits, the trace-event
+ * default unit (no displayTimeUnit: Perfetto builds before 2022 read ts as
+ * ns when it is set).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +28,9 @@
 #define TID_IRQ		100000u
 #define TID_SOFTIRQ	200000u
 
-enum { TS_NONE, TS_RUNNING, TS_RUNNABLE };
+enum { TS_NONE, TS_RUNNING, TS_RUNNABLE, TS_LOCK };
+
+#define JSON_MAX_NEST	32	/* irq slices open per CPU */
 
 struct json {
 	struct hwt_conv_run run;
@@ -32,9 +39,16 @@ struct json {
 	uint32_t nr_cpus;
 	uint64_t t0, cpm, num, den;
 	uint8_t *tstate;	/* [task idx] open slice on the task's track */
+	uint64_t *tstart;	/* [task idx] its start */
+	uint32_t *tlock;	/* [task idx] TS_LOCK: the lock's idx */
 	uint32_t *cpu_task;	/* [cpu] task idx with an open CPU slice, or NONE */
+	uint64_t *cpu_start;	/* [cpu] its start */
 	uint32_t *irq_depth;	/* [cpu] */
+	uint64_t *irq_start;	/* [cpu][JSON_MAX_NEST] */
+	uint32_t *irq_idx;	/* [cpu][JSON_MAX_NEST] */
 	uint8_t *soft_open;	/* [cpu] */
+	uint64_t *soft_start;	/* [cpu] */
+	uint32_t *soft_idx;	/* [cpu] */
 	bool first;
 	/*
 	 * The per-event path: each track's '","pid":P,"tid":T,"ts":' once,
@@ -67,6 +81,14 @@ static void json_str(struct hwt_obuf *o, const char *s)
 			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF] };
 
 			ob_write(o, esc, sizeof(esc));
+		} else if (c == 0xC2 && (unsigned char)s[1] == 0x85) {
+			/* line breaks to JavaScript and Unicode-aware readers */
+			ob_puts(o, "\\u0085");
+			s++;
+		} else if (c == 0xE2 && (unsigned char)s[1] == 0x80 &&
+			   ((unsigned char)s[2] == 0xA8 || (unsigned char)s[2] == 0xA9)) {
+			ob_puts(o, (unsigned char)s[2] == 0xA8 ? "\\u2028" : "\\u2029");
+			s += 2;
 		} else {
 			ob_putc(o, (char)c);
 		}
@@ -99,6 +121,21 @@ static int track_set(struct hwt_str *d, uint32_t pid, uint32_t tid)
 	return hwt_str_set(d, tmp);
 }
 
+static uint64_t json_ns(const struct json *j, uint64_t ts)
+{
+	return hwt_muldiv(ts - j->t0, j->num, j->den);
+}
+
+/* ns as µs with three decimals ("12.345"); returns the end. */
+static char *json_put_us(char *d, uint64_t ns)
+{
+	d = hwt_put_u64(d, ns / 1000);
+	d[0] = '.';
+	memcpy(d + 1, hwt_dec2 + 2 * (ns / 10 % 100), 2);
+	d[3] = (char)('0' + ns % 10);
+	return d + 4;
+}
+
 /*
  * An event is built in place, in one room reservation: the separator,
  * '{"ph":"X","pid":P,"tid":T,"ts":' and ts (µs with ns digits, reused
@@ -120,13 +157,7 @@ static char *json_begin(struct json *j, char ph, const struct hwt_str *track,
 	*d++ = ph;
 	d = hwt_put_str(d, track->s, track->len);
 	if (!j->t_valid || ts != j->t_last) {
-		uint64_t ns = hwt_muldiv(ts - j->t0, j->num, j->den);
-		char *e = hwt_put_u64(j->t_text, ns / 1000);
-
-		e[0] = '.';
-		memcpy(e + 1, hwt_dec2 + 2 * (ns / 10 % 100), 2);
-		e[3] = (char)('0' + ns % 10);
-		j->t_len = (uint32_t)(e + 4 - j->t_text);
+		j->t_len = (uint32_t)(json_put_us(j->t_text, json_ns(j, ts)) - j->t_text);
 		j->t_last = ts;
 		j->t_valid = true;
 	}
@@ -156,21 +187,29 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	const struct hwt_trace_info *info = run->in->info;
 	char tmp[HWT_NAME_MAX * 4 + 16], date[32];
 	size_t ntask;
-	bool idle_named = false;
 	int ret;
 
-	ret = hwt_names_build(&j->names, m, 0, json_str);
+	/* names as in the other formats: \xHH, a backslash escaped too */
+	ret = hwt_names_build(&j->names, m, HWT_SAN_CTRL, json_str);
 	if (ret)
 		return ret;
 	ntask = j->names.n[HWT_ENT_TASK];
 	j->tstate = calloc(ntask ? ntask : 1, 1);
+	j->tstart = calloc(ntask ? ntask : 1, sizeof(*j->tstart));
+	j->tlock = calloc(ntask ? ntask : 1, sizeof(*j->tlock));
 	j->cpu_task = malloc(j->nr_cpus * sizeof(*j->cpu_task));
+	j->cpu_start = calloc(j->nr_cpus, sizeof(*j->cpu_start));
 	j->irq_depth = calloc(j->nr_cpus, sizeof(*j->irq_depth));
+	j->irq_start = calloc((size_t)j->nr_cpus * JSON_MAX_NEST, sizeof(*j->irq_start));
+	j->irq_idx = calloc((size_t)j->nr_cpus * JSON_MAX_NEST, sizeof(*j->irq_idx));
 	j->soft_open = calloc(j->nr_cpus, 1);
+	j->soft_start = calloc(j->nr_cpus, sizeof(*j->soft_start));
+	j->soft_idx = calloc(j->nr_cpus, sizeof(*j->soft_idx));
 	j->ctrack = calloc(3 * (size_t)j->nr_cpus, sizeof(*j->ctrack));
 	j->ttrack = calloc(ntask ? ntask : 1, sizeof(*j->ttrack));
-	if (!j->tstate || !j->cpu_task || !j->irq_depth || !j->soft_open ||
-	    !j->ctrack || !j->ttrack)
+	if (!j->tstate || !j->tstart || !j->tlock || !j->cpu_task || !j->cpu_start ||
+	    !j->irq_depth || !j->irq_start || !j->irq_idx || !j->soft_open ||
+	    !j->soft_start || !j->soft_idx || !j->ctrack || !j->ttrack)
 		return -ENOMEM;
 	for (uint32_t c = 0; c < j->nr_cpus; c++) {
 		j->cpu_task[c] = JNONE;
@@ -191,14 +230,17 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 	j->cpm = hwt_conv_cpm(info);
 	hwt_conv_ns_per_tick(info, &j->num, &j->den);
 	hwt_conv_date(date, sizeof(date), info->creation_time, 'T');
-	ob_puts(&j->ob, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"hwtrace\",\"host\":");
-	hwt_name_sanitize(tmp, sizeof(tmp), info->hostname, 0, 0);
+	ob_puts(&j->ob, "{\"otherData\":{\"tool\":\"hwtrace\",\"host\":");
+	hwt_name_sanitize(tmp, sizeof(tmp), info->hostname, 0, HWT_SAN_CTRL);
 	json_str(&j->ob, tmp);
 	ob_puts(&j->ob, ",\"kernel\":");
-	hwt_name_sanitize(tmp, sizeof(tmp), info->kernel_release, 0, 0);
+	hwt_name_sanitize(tmp, sizeof(tmp), info->kernel_release, 0, HWT_SAN_CTRL);
 	json_str(&j->ob, tmp);
-	ob_printf(&j->ob, ",\"created\":\"%sZ\",\"cpus\":%u},\n\"traceEvents\":[",
-		  date, info->nr_cpus);
+	ob_printf(&j->ob, ",\"created\":\"%sZ\",\"cpus\":%u,\"losses\":", date,
+		  info->nr_cpus);
+	hwt_conv_losses(tmp, sizeof(tmp), info);
+	json_str(&j->ob, tmp);
+	ob_puts(&j->ob, "},\n\"traceEvents\":[");
 	j->first = true;
 	json_meta(j, "process_name", PID_CPUS, 0, "\"CPUs\"");
 	for (uint32_t c = 0; c < j->nr_cpus; c++) {
@@ -213,12 +255,11 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 		uint32_t tid = hwt_model_id(m, HWT_ENT_TASK, i);
 		uint32_t pid = task_pid(j, tid);
 
+		if (HWT_TID_IS_IDLE(tid))
+			continue;	/* never a track: idle is a gap */
 		json_meta(j, "thread_name", pid, tid, j->names.v[HWT_ENT_TASK][i]);
-		/* a process is named after its main thread, pid 0 once */
-		if (pid == 0 && !idle_named) {
-			json_meta(j, "process_name", 0, 0, "\"swapper\"");
-			idle_named = true;
-		} else if (pid && pid == tid) {
+		/* a process is named after its main thread */
+		if (pid == tid) {
 			json_meta(j, "process_name", pid, 0, j->names.v[HWT_ENT_TASK][i]);
 		}
 	}
@@ -228,41 +269,89 @@ static int json_header(void *ctx, struct hwt_conv_run *run)
 /* Padded literals for hwt_put_str(). */
 static const char lit_running[32] = "\"Running\"", lit_runnable[32] = "\"Runnable\"",
 	cat_sched[32] = "sched", cat_task[32] = "task", cat_irq[32] = "irq",
-	cat_softirq[32] = "softirq";
+	cat_softirq[32] = "softirq", cat_lock[32] = "lock";
 
-/* A B slice event with its category and name, or an E (name NULL). */
-static void json_slice(struct json *j, char ph, const struct hwt_str *track,
-		       uint64_t ts, const char *name, size_t name_len,
+/* A slice that ended: a complete (X) event, none if it has no length. */
+static void json_slice(struct json *j, const struct hwt_str *track, uint64_t start,
+		       uint64_t end, const char *name, size_t name_len,
 		       const char *cat)
 {
-	char *d = json_begin(j, ph, track, ts);
+	uint64_t ns0 = json_ns(j, start), ns1 = json_ns(j, end);
+	char *d;
 
+	if (ns1 <= ns0)
+		return;
+	d = json_begin(j, 'X', track, start);
 	if (!d)
 		return;
-	if (name) {
-		d = hwt_put_lit(d, ",\"cat\":\"");
-		d = hwt_put_str(d, cat, strlen(cat));
-		d = hwt_put_lit(d, "\",\"name\":");
-		d = hwt_put_str(d, name, name_len);
-	}
+	d = hwt_put_lit(d, ",\"dur\":");
+	d = json_put_us(d, ns1 - ns0);
+	d = hwt_put_lit(d, ",\"cat\":\"");
+	d = hwt_put_str(d, cat, strlen(cat));
+	d = hwt_put_lit(d, "\",\"name\":");
+	d = hwt_put_str(d, name, name_len);
 	*d++ = '}';
 	json_end(j, d);
 }
 
+#define NAME(kind, idx)	j->names.v[kind][idx], j->names.len[kind][idx]
+
+/*
+ * The task's own track: Running, Runnable, or waiting for a lock (from
+ * contention to acquisition, whatever the scheduler does meanwhile).
+ */
 static void task_track(struct json *j, uint32_t idx, uint64_t ts, int to)
 {
 	const struct hwt_str *t = &j->ttrack[idx];
 
-	if (j->tstate[idx] != TS_NONE)
-		json_slice(j, 'E', t, ts, NULL, 0, NULL);
-	if (to == TS_RUNNING)
-		json_slice(j, 'B', t, ts, lit_running, 9, cat_sched);
-	else if (to == TS_RUNNABLE)
-		json_slice(j, 'B', t, ts, lit_runnable, 10, cat_sched);
+	switch (j->tstate[idx]) {
+	case TS_RUNNING:
+		json_slice(j, t, j->tstart[idx], ts, lit_running, 9, cat_sched);
+		break;
+	case TS_RUNNABLE:
+		json_slice(j, t, j->tstart[idx], ts, lit_runnable, 10, cat_sched);
+		break;
+	case TS_LOCK:
+		json_slice(j, t, j->tstart[idx], ts, NAME(HWT_ENT_LOCK, j->tlock[idx]),
+			   cat_lock);
+		break;
+	default:
+		break;
+	}
 	j->tstate[idx] = (uint8_t)to;
+	j->tstart[idx] = ts;
 }
 
-#define NAME(kind, idx)	j->names.v[kind][idx], j->names.len[kind][idx]
+/* End the CPU's task slice, its innermost irq slice, its softirq slice. */
+static void cpu_end(struct json *j, uint32_t cpu, uint64_t ts)
+{
+	uint32_t idx = j->cpu_task[cpu];
+
+	if (idx == JNONE)
+		return;
+	json_slice(j, &j->ctrack[3 * (size_t)cpu], j->cpu_start[cpu], ts,
+		   NAME(HWT_ENT_TASK, idx), cat_task);
+	j->cpu_task[cpu] = JNONE;
+}
+
+static void irq_end(struct json *j, uint32_t cpu, uint64_t ts)
+{
+	uint32_t d = --j->irq_depth[cpu];
+	size_t k = (size_t)cpu * JSON_MAX_NEST + d;
+
+	if (d < JSON_MAX_NEST)
+		json_slice(j, &j->ctrack[3 * (size_t)cpu + 1], j->irq_start[k], ts,
+			   NAME(HWT_ENT_ISR, j->irq_idx[k]), cat_irq);
+}
+
+static void soft_end(struct json *j, uint32_t cpu, uint64_t ts)
+{
+	if (!j->soft_open[cpu])
+		return;
+	json_slice(j, &j->ctrack[3 * (size_t)cpu + 2], j->soft_start[cpu], ts,
+		   NAME(HWT_ENT_RUNNABLE, j->soft_idx[cpu]), cat_softirq);
+	j->soft_open[cpu] = 0;
+}
 
 static void json_mev(void *ctx, const struct hwt_mev *ev)
 {
@@ -272,34 +361,37 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 	int uses;
 	char *d;
 
-	if (cpu >= j->nr_cpus)
+	/* the idle task is a gap on the CPU track, not a slice */
+	if (cpu >= j->nr_cpus ||
+	    (ev->type <= HWT_MEV_TASK_DELETE && HWT_TID_IS_IDLE(ev->id)))
 		return;
 	switch (ev->type) {
 	case HWT_MEV_TASK_ACTIVATE:
 	case HWT_MEV_TASK_RELEASE:
-		task_track(j, ev->idx, ev->ts, TS_RUNNABLE);
+		if (j->tstate[ev->idx] != TS_LOCK)
+			task_track(j, ev->idx, ev->ts, TS_RUNNABLE);
 		break;
 	case HWT_MEV_TASK_START:
 	case HWT_MEV_TASK_RESUME:
 		if (ev->flags & HWT_MEVF_ISR)
 			break;		/* the IRQ track shows the interruption */
-		if (j->cpu_task[cpu] != JNONE)
-			json_slice(j, 'E', ct, ev->ts, NULL, 0, NULL);
-		json_slice(j, 'B', ct, ev->ts, NAME(HWT_ENT_TASK, ev->idx), cat_task);
+		cpu_end(j, cpu, ev->ts);
 		j->cpu_task[cpu] = ev->idx;
-		task_track(j, ev->idx, ev->ts, TS_RUNNING);
+		j->cpu_start[cpu] = ev->ts;
+		if (j->tstate[ev->idx] != TS_LOCK)
+			task_track(j, ev->idx, ev->ts, TS_RUNNING);
 		break;
 	case HWT_MEV_TASK_PREEMPT:
 	case HWT_MEV_TASK_TERMINATE:
 	case HWT_MEV_TASK_WAIT:
 		if (ev->flags & HWT_MEVF_ISR)
 			break;
-		if (j->cpu_task[cpu] == ev->idx) {
-			json_slice(j, 'E', ct, ev->ts, NULL, 0, NULL);
-			j->cpu_task[cpu] = JNONE;
-		}
-		task_track(j, ev->idx, ev->ts,
-			   ev->type == HWT_MEV_TASK_PREEMPT ? TS_RUNNABLE : TS_NONE);
+		if (j->cpu_task[cpu] == ev->idx)
+			cpu_end(j, cpu, ev->ts);
+		/* a lock wait goes on through its sleep, until acquisition */
+		if (j->tstate[ev->idx] != TS_LOCK || ev->type == HWT_MEV_TASK_TERMINATE)
+			task_track(j, ev->idx, ev->ts,
+				   ev->type == HWT_MEV_TASK_PREEMPT ? TS_RUNNABLE : TS_NONE);
 		break;
 	case HWT_MEV_TASK_CREATE:
 	case HWT_MEV_TASK_DELETE:
@@ -314,29 +406,31 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		if (ev->type == HWT_MEV_PRIORITY)
 			ob_printf(&j->ob, ",\"args\":{\"prio\":%lld%s}",
 				  (long long)ev->value,
+				  ev->flags & HWT_MEVF_DISINHERIT ? ",\"boost_ends\":true" :
 				  ev->flags & HWT_MEVF_INHERIT ? ",\"inherited\":true" : "");
 		ob_putc(&j->ob, '}');
 		break;
 	case HWT_MEV_ISR_START:
-		json_slice(j, 'B', ct + 1, ev->ts, NAME(HWT_ENT_ISR, ev->idx), cat_irq);
+		if (j->irq_depth[cpu] < JSON_MAX_NEST) {
+			size_t k = (size_t)cpu * JSON_MAX_NEST + j->irq_depth[cpu];
+
+			j->irq_start[k] = ev->ts;
+			j->irq_idx[k] = ev->idx;
+		}
 		j->irq_depth[cpu]++;
 		break;
 	case HWT_MEV_ISR_TERMINATE:
-		if (j->irq_depth[cpu]) {
-			json_slice(j, 'E', ct + 1, ev->ts, NULL, 0, NULL);
-			j->irq_depth[cpu]--;
-		}
+		if (j->irq_depth[cpu])
+			irq_end(j, cpu, ev->ts);
 		break;
 	case HWT_MEV_RUN_START:
-		json_slice(j, 'B', ct + 2, ev->ts, NAME(HWT_ENT_RUNNABLE, ev->idx),
-			   cat_softirq);
+		soft_end(j, cpu, ev->ts);
 		j->soft_open[cpu] = 1;
+		j->soft_start[cpu] = ev->ts;
+		j->soft_idx[cpu] = ev->idx;
 		break;
 	case HWT_MEV_RUN_TERMINATE:
-		if (j->soft_open[cpu]) {
-			json_slice(j, 'E', ct + 2, ev->ts, NULL, 0, NULL);
-			j->soft_open[cpu] = 0;
-		}
+		soft_end(j, cpu, ev->ts);
 		break;
 	case HWT_MEV_MARKER:
 		uses = hwt_mk_uses(&j->mk_uses, j->run.model, ev->id);
@@ -364,6 +458,18 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		break;
 	case HWT_MEV_LOCK_WAIT:
 	case HWT_MEV_LOCK_ACQUIRE:
+		/* a task's wait: a slice on its own track */
+		if (ev->ctx_kind == HWT_ENT_TASK) {
+			if (ev->type == HWT_MEV_LOCK_WAIT) {
+				task_track(j, ev->ctx_idx, ev->ts, TS_LOCK);
+				j->tlock[ev->ctx_idx] = ev->idx;
+			} else if (j->tstate[ev->ctx_idx] == TS_LOCK) {
+				task_track(j, ev->ctx_idx, ev->ts, TS_RUNNING);
+			}
+			break;
+		}
+		/* in an ISR it spins: an instant */
+		/* fall through */
 	case HWT_MEV_LOCK_RELEASE:
 		d = json_begin(j, 'i', ct, ev->ts);
 		if (!d)
@@ -380,7 +486,8 @@ static void json_mev(void *ctx, const struct hwt_mev *ev)
 		if (!d)
 			return;
 		json_end(j, d);
-		ob_printf(&j->ob, ",\"s\":\"g\",\"cat\":\"hwtrace\",\"name\":\"lost events\","
+		/* on the CPU track of the gap */
+		ob_printf(&j->ob, ",\"s\":\"t\",\"cat\":\"hwtrace\",\"name\":\"lost events\","
 			  "\"args\":{\"cpu\":%u,\"lost\":%u,\"cpu_total\":%lld,\"total\":%llu}}",
 			  cpu, ev->inst, (long long)ev->value,
 			  (unsigned long long)ev->value2);
@@ -397,14 +504,10 @@ static void json_finish(struct json *j)
 	uint64_t end = hwt_model_t_end(m);
 
 	for (uint32_t c = 0; j->cpu_task && c < j->nr_cpus; c++) {
-		const struct hwt_str *ct = &j->ctrack[3 * (size_t)c];
-
-		if (j->cpu_task[c] != JNONE)
-			json_slice(j, 'E', ct, end, NULL, 0, NULL);
-		for (; j->irq_depth[c]; j->irq_depth[c]--)
-			json_slice(j, 'E', ct + 1, end, NULL, 0, NULL);
-		if (j->soft_open[c])
-			json_slice(j, 'E', ct + 2, end, NULL, 0, NULL);
+		cpu_end(j, c, end);
+		while (j->irq_depth[c])
+			irq_end(j, c, end);
+		soft_end(j, c, end);
 	}
 	for (size_t i = 0; j->tstate && i < j->names.n[HWT_ENT_TASK]; i++)
 		if (j->tstate[i] != TS_NONE)
@@ -430,9 +533,16 @@ int hwt_conv_json(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *
 	if (!ret && j.run.stream_err)
 		ret = -EBADMSG;
 	free(j.tstate);
+	free(j.tstart);
+	free(j.tlock);
 	free(j.cpu_task);
+	free(j.cpu_start);
 	free(j.irq_depth);
+	free(j.irq_start);
+	free(j.irq_idx);
 	free(j.soft_open);
+	free(j.soft_start);
+	free(j.soft_idx);
 	for (size_t i = 0; j.ctrack && i < 3 * (size_t)j.nr_cpus; i++)
 		free(j.ctrack[i].s);
 	for (size_t i = 0; j.ttrack && i < j.names.n[HWT_ENT_TASK]; i++)

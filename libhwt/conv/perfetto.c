@@ -448,30 +448,6 @@ static void lost_mark(struct pf *p, uint32_t cpu, uint64_t ts, const char *what,
 
 /* --- the records, as the kernel's ftrace events --------------------------------------- */
 
-/*
- * prev_state as the kernel's sched_switch reports it (TASK_REPORT bits of
- * kernels since 4.14; Perfetto decodes them by the release in system_info):
- * R 0, S 1, D 2, T 4, X 16 (EXIT_DEAD), P 0x40 (TASK_PARKED: of what
- * hwtrace records as "other" the common case).
- */
-static int64_t kernel_state(uint32_t st)
-{
-	switch (st) {
-	case HWT_STATE_RUNNABLE:
-		return 0;
-	case HWT_STATE_SLEEPING:
-		return 1;
-	case HWT_STATE_BLOCKED:
-		return 2;
-	case HWT_STATE_STOPPED:
-		return 4;
-	case HWT_STATE_DEAD:
-		return 16;
-	default:
-		return 0x40;
-	}
-}
-
 /* The kernel's event of a record, if it has one. */
 static void pf_rec(void *ctx, const struct hwt_record *r)
 {
@@ -521,7 +497,7 @@ static void pf_rec(void *ctx, const struct hwt_record *r)
 		u.sw.has_prev_pid = u.sw.has_prev_prio = u.sw.has_prev_state = 1;
 		u.sw.prev_pid = (int32_t)prev;
 		u.sw.prev_prio = prio_of(p, prev, cpu);
-		u.sw.prev_state = kernel_state(HWT_SWITCH_STATE(&r->ev));
+		u.sw.prev_state = hwt_conv_report_state(HWT_SWITCH_STATE(&r->ev));
 		u.sw.next_comm = comm_of(p, next, cpu);
 		u.sw.has_next_pid = u.sw.has_next_prio = 1;
 		u.sw.next_pid = (int32_t)next;

@@ -4,58 +4,82 @@
  * four little-endian 32-bit words S.Ha.R.K.'s disk files hold:
  * (par1 << 16 | code), TSC high, TSC low, par2.  Unlike S.Ha.R.K.'s dumper,
  * which writes a wrapped cyclic chunk in address order, the output is sorted
- * by time.  Records carry no CPU: one CPU's records (shark_cpu) make a file
- * S.Ha.R.K.'s tools read as one processor's trace.  Code-0 (empty) records
- * are skipped, as S.Ha.R.K.'s own files skip them.  A single pass.
+ * by time.  Records carry no CPU and S.Ha.R.K.'s host tools assume one
+ * processor: shark_files writes each CPU's records to its own stream (the
+ * CLI's 0trace.dat, 1trace.dat, ... as S.Ha.R.K. names them), shark_cpu
+ * only one CPU's; with neither, all CPUs interleave in out.  Code-0 (empty)
+ * records are skipped, as S.Ha.R.K.'s own files skip them.  A single pass.
+ *
+ * task_schedule (0x82) carries hwtrace's packed pids and state
+ * (Documentation/hwtrace.rst), not S.Ha.R.K.'s context ids: a S.Ha.R.K.
+ * tool prints them as numbers it cannot name.
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdlib.h>
 
 #include "conv_internal.h"
+
+static void shark_put(struct hwt_obuf *ob, const struct hwt_record *rec)
+{
+	uint32_t words[4] = {
+		htole32((uint32_t)rec->ev.par1 << 16 | rec->ev.code),
+		htole32(rec->ev.tsc_hi),
+		htole32(rec->ev.tsc_lo),
+		htole32(rec->ev.par2),
+	};
+
+	ob_write(ob, words, sizeof(words));
+}
 
 int hwt_conv_shark(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *opts)
 {
 	int cpu = CONV_OPT(opts, shark_cpu, -1);
-	struct hwt_obuf ob;
+	FILE *const *files = CONV_OPT(opts, shark_files, NULL);
+	uint32_t nr = files && cpu < 0 ? in->info->nr_cpus : 1;
+	struct hwt_obuf *ob;
 	struct hwt_record rec;
-	int ret, err = 0;
+	int ret = 0, err = 0;
 
 	if (cpu < -1 || (cpu >= 0 && (uint32_t)cpu >= in->info->nr_cpus))
 		return -EINVAL;
-	ret = hwt_obuf_init(&ob, out, 1 << 18);
-	if (ret)
-		return ret;
+	ob = calloc(nr, sizeof(*ob));
+	if (!ob)
+		return -ENOMEM;
+	/* many CPUs, many buffers: smaller ones each */
+	for (uint32_t c = 0; !ret && c < nr; c++)
+		ret = hwt_obuf_init(&ob[c], nr > 1 ? files[c] : out, nr > 1 ? 1 << 14 : 1 << 18);
 	/* from the first record, if the stream can; a pipe just goes on */
-	if (in->rewind)
+	if (!ret && in->rewind)
 		(void)in->rewind(in->ctx);
-	for (;;) {
-		uint32_t *w;
-
+	while (!ret) {
 		ret = in->next(in->ctx, &rec);
 		if (ret <= 0)
 			break;
+		ret = 0;
 		if (HWT_CODE(rec.ev.code) == HWT_EV_EMPTY)
 			continue;
 		if (cpu >= 0 && rec.cpu != (uint32_t)cpu)
 			continue;
-		w = (uint32_t *)ob_room(&ob, HWT_EVENT_SIZE);
-		if (!w)
-			break;
-		/* ob_room() memory is char: store through memcpy-safe words */
-		uint32_t words[4] = {
-			htole32((uint32_t)rec.ev.par1 << 16 | rec.ev.code),
-			htole32(rec.ev.tsc_hi),
-			htole32(rec.ev.tsc_lo),
-			htole32(rec.ev.par2),
-		};
-		memcpy(w, words, sizeof(words));
-		ob.len += HWT_EVENT_SIZE;
+		if (nr > 1) {
+			if (rec.cpu < nr && files[rec.cpu])
+				shark_put(&ob[rec.cpu], &rec);
+			continue;
+		}
+		shark_put(&ob[0], &rec);
 	}
-	if (ret < 0)
+	if (ret < 0 && ret != -ENOMEM)
 		err = -EBADMSG;
-	ret = hwt_obuf_flush(&ob);
-	hwt_obuf_free(&ob);
-	if (!ret && fflush(out))
-		ret = -EIO;
+	ret = ret == -ENOMEM ? ret : 0;
+	for (uint32_t c = 0; c < nr; c++) {
+		int r = ob[c].f ? hwt_obuf_flush(&ob[c]) : ob[c].err;
+
+		if (!ret && r)
+			ret = r;
+		if (!ret && ob[c].f && fflush(ob[c].f))
+			ret = -EIO;
+		hwt_obuf_free(&ob[c]);
+	}
+	free(ob);
 	return ret ? ret : err;
 }

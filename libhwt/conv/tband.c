@@ -271,8 +271,11 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
  * FreeRTOS-mode mapping (Documentation/hwtrace-formats.rst):
  *   activate, release      task_to_rdy_state
  *   start, resume          task_switched_in (not after an ISR: ISRs nest)
- *   terminate (blocked)    curtask_delay(0) before the next switch-in
- *   terminate (stopped)    task_suspended
+ *   terminate (a sleep)    curtask_block_on_queue_receive(wait queue of the
+ *                          Linux state: S, D or I), portMAX_DELAY: a wait
+ *                          for an event, not a timed delay
+ *   terminate (stopped,    task_suspended
+ *   parked, other)
  *   wait (lock)            curtask_block_on_queue_receive(lock queue)
  *   delete / create        task_deleted / task_created
  *   ISR, softirq           isr_enter / isr_exit
@@ -288,7 +291,7 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
  *    core of the last core_id): each ISR is named on every core it runs on,
  *    right before its first isr_enter there.
  *  - It sorts all events by timestamp with an unstable sort, so two events
- *    of a core with one timestamp may swap (a curtask_delay after the
+ *    of a core with one timestamp may swap (a blocking wait after the
  *    task_switched_in it belongs before would block the wrong task): every
  *    core's event frames get strictly increasing timestamps, an equal one
  *    moving one unit (tick or ns) later.  A dropped_evt_cnt frame shares the
@@ -306,6 +309,19 @@ void hwt_tb_submit(struct hwt_tb_writer *w, uint32_t core, const uint8_t *frame,
 #define TB_QUEUE_RECEIVE_FROM_ISR	0x6B
 
 #define TB_NONE	UINT32_MAX
+
+/*
+ * Linux sleeps as FreeRTOS blocking waits: a binary semaphore per kind of
+ * sleep, ids above any lock's queue (locks count from 0).
+ */
+#define TB_WAIT_QUEUE(state)	(0xFFFFFF00u | (state))
+#define TB_FRQK_BINARY_SEMPHR	0x02
+
+static const char *const tb_wait_names[] = {
+	[HWT_STATE_SLEEPING] = "linux-wait-S-sleeping",
+	[HWT_STATE_BLOCKED] = "linux-wait-D-uninterruptible",
+	[HWT_STATE_IDLE] = "linux-wait-I-idle",
+};
 
 /* Per output core (one when only_core is set). */
 struct tb_core {
@@ -325,6 +341,7 @@ struct tb {
 	int only_core;		/* -1: all */
 	size_t max_str;
 	uint32_t nr_cpus;
+	uint8_t wait_named;	/* 1 << state: its wait queue is named */
 	uint32_t nr_cores;	/* output cores: nr_cpus, or 1 */
 	uint32_t cur_core;
 	bool core_set;
@@ -531,6 +548,7 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 	bool in_isr = ev->ctx_kind == HWT_ENT_ISR;
 	int isr_kind = -1, uses;
 	uint32_t lock = TB_NONE;	/* the lock a task waits for */
+	int64_t wait = -1;		/* the sleep (HWT_STATE_*) it waits in */
 
 	if (ev->type == HWT_MEV_LOST) {
 		/* the next event of each core carries it */
@@ -558,11 +576,16 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		/* what the next switch-in does to this task, if it is current */
 		if (c->cur_task != ev->id || ev->value == HWT_STATE_DEAD)
 			return;
-		if (ev->value == HWT_STATE_STOPPED) {
-			e.id = HWT_TB_TASK_SUSPENDED;
+		if (ev->value == HWT_STATE_SLEEPING || ev->value == HWT_STATE_BLOCKED ||
+		    ev->value == HWT_STATE_IDLE) {
+			/* blocked until an event, which is no timed delay */
+			e.id = HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE;
+			e.nr_u = 2;
+			wait = ev->value;
+			e.u[0] = TB_WAIT_QUEUE(ev->value);
+			e.u[1] = UINT32_MAX;	/* portMAX_DELAY */
 		} else {
-			e.id = HWT_TB_CURTASK_DELAY;
-			e.u[0] = 0;
+			e.id = HWT_TB_TASK_SUSPENDED;
 		}
 		break;
 	case HWT_MEV_TASK_WAIT:
@@ -616,10 +639,12 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 		e.u[1] = ev->type == HWT_MEV_LOCK_ACQUIRE ? 0 : 1;	/* len_after */
 		break;
 	case HWT_MEV_PRIORITY:
-		e.id = ev->flags & HWT_MEVF_INHERIT ? HWT_TB_TASK_PRIORITY_INHERIT :
+		e.id = ev->flags & HWT_MEVF_DISINHERIT ? HWT_TB_TASK_PRIORITY_DISINHERIT :
+		       ev->flags & HWT_MEVF_INHERIT ? HWT_TB_TASK_PRIORITY_INHERIT :
 						      HWT_TB_TASK_PRIORITY_SET;
 		e.nr_u = 2;
-		e.u[1] = (uint64_t)ev->value;
+		/* FreeRTOS: higher is more urgent */
+		e.u[1] = (uint64_t)hwt_prio_urgency(ev->value);
 		break;
 	default:
 		return;		/* preempt (the next switch-in says it), lock wait */
@@ -629,10 +654,17 @@ static void tb_mev(void *ctx, const struct hwt_mev *ev)
 	/* the names the frame needs, right before it */
 	if (isr_kind >= 0)
 		tb_isr_name(tb, c, isr_kind, ev->idx, ev->id);
-	else if (e.id != HWT_TB_CURTASK_DELAY && e.id != HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE)
+	else if (e.id != HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE)
 		tb_named(tb, tb->kind[ev->type], ev->idx, ev->id);
 	if (lock != TB_NONE)
 		tb_named(tb, HWT_ENT_LOCK, (uint32_t)e.u[0], lock);
+	if (wait >= 0 && !(tb->wait_named & (1u << wait))) {
+		tb->wait_named |= (uint8_t)(1u << wait);
+		tb_name(tb, HWT_TB_QUEUE_NAME, (uint32_t)e.u[0], tb_wait_names[wait]);
+		tb_raw(tb, &(struct hwt_tb_evt){ .id = HWT_TB_QUEUE_KIND, .nr_u = 1,
+						 .u = { e.u[0] }, .has_u8 = true,
+						 .u8 = TB_FRQK_BINARY_SEMPHR });
+	}
 	tb_frame(tb, ev->cpu, &e);
 }
 

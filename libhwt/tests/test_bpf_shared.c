@@ -144,8 +144,9 @@ START_TEST(test_task_state)
 	ck_assert_uint_eq(hwt_bpf_task_state(0, HWT_TASK_RUNNING), HWT_STATE_RUNNABLE);
 	ck_assert_uint_eq(hwt_bpf_task_state(0, HWT_TASK_INTERRUPTIBLE), HWT_STATE_SLEEPING);
 	ck_assert_uint_eq(hwt_bpf_task_state(0, HWT_TASK_UNINTERRUPTIBLE), HWT_STATE_BLOCKED);
-	/* TASK_IDLE = UNINTERRUPTIBLE | NOLOAD (0x400) */
-	ck_assert_uint_eq(hwt_bpf_task_state(0, 0x402), HWT_STATE_BLOCKED);
+	/* TASK_IDLE = UNINTERRUPTIBLE | NOLOAD (0x400): an idle wait, not D */
+	ck_assert_uint_eq(hwt_bpf_task_state(0, 0x402), HWT_STATE_IDLE);
+	ck_assert_uint_eq(hwt_bpf_task_state(0, 0x400), HWT_STATE_OTHER);
 	/* TASK_KILLABLE = UNINTERRUPTIBLE | WAKEKILL (0x100) */
 	ck_assert_uint_eq(hwt_bpf_task_state(0, 0x102), HWT_STATE_BLOCKED);
 	ck_assert_uint_eq(hwt_bpf_task_state(0, HWT___TASK_STOPPED), HWT_STATE_STOPPED);

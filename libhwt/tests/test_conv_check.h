@@ -313,7 +313,8 @@ TU_FN int tc_csv(char *s, char *f[8])
 			continue;
 		}
 		while (*s && *s != ',') {
-			TCM(*s != '"' && *s != ' ', "unquoted quote or space");
+			/* the note (8th column) may hold spaces */
+			TCM(*s != '"' && (*s != ' ' || n == 8), "unquoted quote or space");
 			s++;
 		}
 		if (!*s)
@@ -322,6 +323,62 @@ TU_FN int tc_csv(char *s, char *f[8])
 	}
 	TCM(0, "more than 8 columns");
 	return n;
+}
+
+/*
+ * A BTF line as Trace Compass reads it: split at the first 7 commas, no
+ * quote handling; the time a 64-bit integer, the type a known one.  A name
+ * with a comma would shift the columns, a quote would stay in the name:
+ * every data line must come through whole, with names free of quotes and
+ * whitespace.  Returns the number of data lines.
+ */
+TU_FN size_t tc_btf_tracecompass(const char *buf, size_t len)
+{
+	static const char *const types[] = {
+		"STI", "T", "ISR", "R", "IB", "I", "ECU", "P", "C", "SCHED", "SIG",
+		"SEM", "SIM", "SYS",
+	};
+	size_t lines = 0;
+
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		const char *f[8], *p = buf + i;
+		size_t fl[8], nf = 0;
+		bool known = false;
+
+		if (end == i || buf[i] == '#') {
+			i = end + 1;
+			continue;
+		}
+		while (nf < 7) {
+			const char *c = memchr(p, ',', (size_t)(buf + end - p));
+
+			if (!c)
+				break;
+			f[nf] = p;
+			fl[nf++] = (size_t)(c - p);
+			p = c + 1;
+		}
+		f[nf] = p;
+		fl[nf++] = (size_t)(buf + end - p);
+		TCM(nf >= 7, "line '%.*s': %zu columns", (int)(end - i), buf + i, nf);
+		TCM(fl[0] > 0 && fl[0] <= 19, "line '%.*s': time", (int)(end - i), buf + i);
+		for (size_t k = 0; k < fl[0]; k++)
+			TCM(isdigit((unsigned char)f[0][k]), "line '%.*s': time",
+			    (int)(end - i), buf + i);
+		for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+			known |= fl[3] == strlen(types[k]) && !memcmp(f[3], types[k], fl[3]);
+		TCM(known, "line '%.*s': type", (int)(end - i), buf + i);
+		/* names and the event: no quote, no whitespace */
+		for (size_t c = 1; c < 7; c++)
+			for (size_t k = 0; k < fl[c]; k++)
+				TCM(f[c][k] != '"' && !isspace((unsigned char)f[c][k]),
+				    "line '%.*s': column %zu", (int)(end - i), buf + i, c);
+		lines++;
+		i = end + 1;
+	}
+	return lines;
 }
 
 struct tc_inst {
@@ -626,68 +683,88 @@ TU_FN const char *tc_json_value(const char *p, int depth)
 	return p;
 }
 
-struct tc_json_track {
+struct tc_json_x {
 	long pid, tid;
-	int depth;
-	double last_ts;
+	double ts, dur;
 };
 
+static int tc_json_x_cmp(const void *a, const void *b)
+{
+	const struct tc_json_x *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->dur > y->dur ? -1 : x->dur < y->dur;	/* the outer one first */
+}
+
 /*
- * Valid JSON with a traceEvents array; B/E properly nested per (pid, tid)
- * and, on each track, non-decreasing ts; counts task slices on the CPU
- * tracks and IRQ slices.
+ * Slices are complete (X) events of positive length, never B/E; on each
+ * track they nest (one inside the other or apart, never crossing); no
+ * displayTimeUnit.  Counts the slices of the CPU and irq tracks and the
+ * lost-event instants.
  */
 TU_FN void tc_json(char *buf, size_t len, size_t *cpu_slices, size_t *irq_slices,
 		   size_t *lost_marks)
 {
 	const char *end = tc_json_ws(tc_json_value(buf, 0));
-	struct tc_json_track tr[256];
-	size_t ntr = 0;
+	struct tc_json_x *x = NULL;
+	double stack[64];
+	size_t nx = 0, cap = 0;
 	char **ln;
 	size_t n;
 
 	TCM(*end == '\0', "trailing data after JSON");
 	TCA_nonnull(strstr(buf, "\"traceEvents\":["));
+	TCM(!strstr(buf, "displayTimeUnit"), "displayTimeUnit");
 	*cpu_slices = *irq_slices = *lost_marks = 0;
 	n = tu_lines(buf, len, &ln);
 	tc_mem[0] = ln;
 	for (size_t i = 0; i < n; i++) {
 		char ph;
 		long pid, tid;
-		double ts;
-		struct tc_json_track *t = NULL;
+		double ts, dur;
 
 		if (sscanf(ln[i], "{\"ph\":\"%c\",\"pid\":%ld,\"tid\":%ld,\"ts\":%lf",
 			   &ph, &pid, &tid, &ts) != 4)
 			continue;
 		if (strstr(ln[i], "\"lost events\""))
 			(*lost_marks)++;
-		if (ph != 'B' && ph != 'E')
+		TCM(ph != 'B' && ph != 'E', "line %zu: a B/E slice", i + 1);
+		if (ph != 'X')
 			continue;
-		for (size_t k = 0; k < ntr; k++)
-			if (tr[k].pid == pid && tr[k].tid == tid)
-				t = &tr[k];
-		if (!t) {
-			TCA_lt(ntr, 256);
-			t = &tr[ntr++];
-			*t = (struct tc_json_track){ pid, tid, 0, 0 };
+		TCA_nonnull(strstr(ln[i], ",\"dur\":"));
+		dur = strtod(strstr(ln[i], ",\"dur\":") + 7, NULL);
+		TCM(dur > 0, "line %zu: slice of length %f", i + 1, dur);
+		if (nx == cap) {
+			cap = cap ? 2 * cap : 1024;
+			x = realloc(x, cap * sizeof(*x));
+			TCA_nonnull(x);
+			tc_mem[1] = x;
 		}
-		TCM(ts >= t->last_ts, "track %ld/%ld: ts goes back", pid, tid);
-		t->last_ts = ts;
-		if (ph == 'B') {
-			t->depth++;
-			if (pid == 0x7FFFFFF0 && tid < 100000)
-				(*cpu_slices)++;
-			else if (pid == 0x7FFFFFF0 && tid < 200000)
-				(*irq_slices)++;
-		} else {
-			TCM(t->depth > 0, "E without B on %ld/%ld", pid, tid);
-			t->depth--;
-		}
+		x[nx++] = (struct tc_json_x){ pid, tid, ts, dur };
+		if (pid == 0x7FFFFFF0 && tid < 100000)
+			(*cpu_slices)++;
+		else if (pid == 0x7FFFFFF0 && tid < 200000)
+			(*irq_slices)++;
 	}
-	for (size_t k = 0; k < ntr; k++)
-		TCM(tr[k].depth == 0, "slice left open on %ld/%ld",
-			      tr[k].pid, tr[k].tid);
+	qsort(x, nx, sizeof(*x), tc_json_x_cmp);
+	for (size_t i = 0, depth = 0; i < nx; i++) {
+		double e = x[i].ts + x[i].dur;
+
+		if (i && (x[i].pid != x[i - 1].pid || x[i].tid != x[i - 1].tid))
+			depth = 0;
+		/* µs with ns digits: compare in whole ns */
+		while (depth && stack[depth - 1] <= x[i].ts * 1000 + 0.5)
+			depth--;
+		TCM(!depth || e * 1000 <= stack[depth - 1] + 0.5,
+		    "track %ld/%ld: slices cross at %f", x[i].pid, x[i].tid, x[i].ts);
+		TCA_lt(depth, 64);
+		stack[depth++] = e * 1000;
+	}
 	tc_mem_free();
 }
 
@@ -728,6 +805,58 @@ TU_FN void tc_atf_counts(const char *buf, size_t ev[8])
 		ev[id]++;
 		p = e;
 	}
+}
+
+/*
+ * Cores: one TraceData per core, Core_<n> in order in its Comment; in each,
+ * at most one task or ISR runs at a time (start/resume +1, preempt/
+ * terminate -1; a task an ISR interrupts is preempted first).
+ */
+TU_FN void tc_atf_cores(const char *buf, uint32_t nr_cpus)
+{
+	static char type[65536];	/* by SystemElement ID: 't'ask, 'i'sr */
+	const char *p = buf, *td;
+	uint32_t core = 0;
+
+	memset(type, 0, sizeof(type));
+	while ((p = strstr(p, "<SystemElement Name=\""))) {
+		const char *id = strstr(p, "\" ID=\"");
+		unsigned long v;
+
+		TCA_nonnull(id);
+		v = strtoul(id + 6, NULL, 10);
+		TCA_lt(v, sizeof(type));
+		p = strstr(id, "Type=\"");
+		type[v] = !strncmp(p, "Type=\"task\"", 11) ? 't' :
+			  !strncmp(p, "Type=\"isr\"", 10) ? 'i' : 0;
+	}
+	for (td = strstr(buf, "<TraceData "); td; core++) {
+		const char *next = strstr(td + 1, "<TraceData ");
+		char want[32];
+		int running = 0;
+
+		snprintf(want, sizeof(want), "<Comment>Core_%u: ", core);
+		p = strstr(td, "<Comment>");
+		TCM(p && !strncmp(p, want, strlen(want)), "TraceData %u is not Core_%u",
+		    core, core);
+		while ((p = strstr(p, "<TraceEntry Time=\"")) && (!next || p < next)) {
+			unsigned long ev, ref;
+
+			TCA_eq(sscanf(p, "<TraceEntry Time=\"%*[0-9]\" EventID=\"%lu\" "
+				      "ReferenceID=\"%lu\"", &ev, &ref), 2);
+			p++;
+			if (ref >= sizeof(type) || !type[ref])
+				continue;
+			if (ev == 2 || ev == 4)		/* start, resume */
+				running++;
+			else if (ev == 3 || ev == 5)	/* preempt, terminate */
+				running--;
+			TCM(running >= 0 && running <= 1,
+			    "Core_%u: %d tasks and ISRs run at once", core, running);
+		}
+		td = next;
+	}
+	TCM(core == nr_cpus, "%u TraceData for %u cores", core, nr_cpus);
 }
 
 #endif /* TEST_CONV_CHECK_H */

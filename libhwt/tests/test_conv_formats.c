@@ -132,6 +132,12 @@ START_TEST(test_btf)
 	char *buf = convert("btf", NULL, &len);
 
 	tu_golden("fixture.btf", buf, len);
+	/* Trace Compass drops or misreads no line; odd names come through */
+	ck_assert_uint_gt(tc_btf_tracecompass(buf, len), 50);
+	ck_assert_ptr_nonnull(strstr(buf, ",T,bash___q_-100,"));
+	ck_assert_ptr_nonnull(strstr(buf, "# name bash___q_-100 is \"bash, \"q\"-100\"\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ",ISR,irq16-eth0_rx,"));
+	ck_assert_ptr_nonnull(strstr(buf, ",worker_1-400,"));
 	tc_btf(buf, len, "ISR", &c);
 	ck_assert_uint_eq(c.task[TC_WAIT], 1);
 	ck_assert_uint_eq(c.isr[TC_I_START], 3);
@@ -151,6 +157,7 @@ START_TEST(test_btf_isr_type_i)
 
 	ck_assert_ptr_null(strstr(buf, ",ISR,"));
 	ck_assert_ptr_nonnull(strstr(buf, ",I,"));
+	ck_assert_uint_gt(tc_btf_tracecompass(buf, len), 50);
 	tc_btf(buf, len, "I", &c);
 	ck_assert_uint_eq(c.isr[TC_I_START], 3);
 	free(buf);
@@ -173,13 +180,77 @@ START_TEST(test_btf_checker_fails)
 }
 END_TEST
 
+/*
+ * A literal backslash and the Unicode line breaks (U+0085, U+2028, U+2029)
+ * in a name: \xHH in every text format, so "\x41" in a name is not "A"
+ * and no reader splits a line.
+ */
+START_TEST(test_name_escapes)
+{
+	static const struct tu_name tasks[] = {
+		{ 7, 7, "a\\x41\xc2\x85\xe2\x80\xa8\xe2\x80\xa9z" }, { 0, 0, NULL },
+	};
+	static const char *const fmt[] = { "btf", "htf", "atf", "json" };
+	struct tu_stream t;
+
+	tu_init(&t, 1, 1000000);
+	t.tasks = tasks;
+	tu_add(&t, 100, 0, HWT_EV_ID, 0, 7);
+	tu_switch(&t, 200, 0, 7, HWT_STATE_SLEEPING, 0);
+	for (size_t f = 0; f < CONV_ARRAY_SIZE(fmt); f++) {
+		const char *want = strcmp(fmt[f], "json") ?
+			"a\\x5cx41\\xc2\\x85\\xe2\\x80\\xa8\\xe2\\x80\\xa9z-7" :
+			"a\\\\x5cx41\\\\xc2\\\\x85\\\\xe2\\\\x80\\\\xa8\\\\xe2\\\\x80\\\\xa9z-7";
+		char *buf;
+		size_t len;
+
+		ck_assert_int_eq(tu_convert(fmt[f], &t.s, NULL, &buf, &len), 0);
+		ck_assert_msg(strstr(buf, want), "%s: no %s", fmt[f], want);
+		ck_assert_ptr_null(memmem(buf, len, "\xc2\x85", 2));
+		ck_assert_ptr_null(memmem(buf, len, "\xe2\x80\xa8", 3));
+		ck_assert_ptr_null(memmem(buf, len, "\xe2\x80\xa9", 3));
+		ck_assert_ptr_null(strstr(buf, "a\\x41"));
+		free(buf);
+	}
+	tu_free(&t);
+}
+END_TEST
+
+/* The reader-facing validators reject what readers would misread. */
+START_TEST(test_reader_validators_fail)
+{
+	static const char atf_two[] =
+		"<SystemElement Name=\"a-1\" ID=\"1\" Type=\"task\" />\n"
+		"<SystemElement Name=\"b-2\" ID=\"2\" Type=\"task\" />\n"
+		"<TraceData Start=\"0\">\n<Comment>Core_0: x</Comment>\n"
+		"<TraceEntry Time=\"1\" EventID=\"2\" ReferenceID=\"1\" />\n"
+		"<TraceEntry Time=\"2\" EventID=\"2\" ReferenceID=\"2\" />\n</TraceData>\n";
+	static const char btf_comma[] = "#version 2.1.3\n0,Core_0,-1,T,\"a, b\"-1,0,start\n";
+	static const char btf_time[] = "5.0,Core_0,-1,T,a-1,0,start\n";
+	static const char btf_type[] = "5,Core_0,-1,TASK,a-1,0,start\n";
+	size_t len, a, b, c;
+	char *buf = convert("json", NULL, &len), *p = strstr(buf, "{\"ph\":\"X\"");
+
+	ck_assert_ptr_nonnull(p);
+	p[7] = 'B';	/* a B slice */
+	tc_expect_fail(tc_json(buf, len, &a, &b, &c));
+	free(buf);
+	ck_assert_uint_eq(tc_btf_tracecompass("0,Core_0,-1,T,a-1,0,start\n", 26), 1);
+	tc_expect_fail(tc_btf_tracecompass(btf_comma, strlen(btf_comma)));
+	tc_expect_fail(tc_btf_tracecompass(btf_time, strlen(btf_time)));
+	tc_expect_fail(tc_btf_tracecompass(btf_type, strlen(btf_type)));
+	tc_expect_fail(tc_atf_cores(atf_two, 1));
+	tc_expect_fail(tc_atf_cores(atf_two, 2));	/* one TraceData for two cores */
+}
+END_TEST
+
 /* Stimuli are instanceable: -1 (non-instanceable) or a skipped number fails. */
 START_TEST(test_btf_checker_instances)
 {
 	static const struct { const char *from, *to; } edit[] = {
 		{ ",STI_trace,1,", ",STI_trace,-1," },
 		{ ",STI_trace,2,", ",STI_trace,3," },
-		{ ",\"STI_irq16-eth0,rx\",0,", ",\"STI_irq16-eth0,rx\",1," },
+		{ ",STI_irq16-eth0_rx,0,", ",STI_irq16-eth0_rx,1," },
 		{ ",Core_0,-1,", ",Core_0,0," },
 	};
 
@@ -237,16 +308,23 @@ START_TEST(test_atf_priority_and_pre)
 	tu_switch(&t, 100, 0, 5, HWT_STATE_SLEEPING, 0);	/* terminate */
 	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
 	ck_assert_int_eq(tc_xmllint(buf, len), 0);
-	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>120</Value>"));
-	ck_assert_ptr_null(strstr(buf, "<Value>98</Value>"));
+	/* higher is more urgent in ATF: kernel prio 120 is 139 - 120 */
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>19</Value>"));
+	ck_assert_ptr_null(strstr(buf, "<Name>Priority</Name><Value>41</Value>"));
+	ck_assert_ptr_null(strstr(buf, "<Value>120</Value>"));
 	/* the entries: two preempts (the wait, the preemption), two resumes */
 	tc_atf_counts(buf, ev);
-	ck_assert_uint_eq(ev[3], 2 + 3);	/* and the idle task's three */
+	ck_assert_uint_eq(ev[3], 2);	/* none of the idle task: it is no task */
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREmin</Name><Value>10</Value>"));
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREmax</Name><Value>30</Value>"));
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>PREav</Name><Value>20</Value>"));
 	/* CET excludes both: 20 + 10 + 10 */
 	ck_assert_ptr_nonnull(strstr(buf, "<Name>CETmax</Name><Value>40</Value>"));
+	free(buf);
+	/* SCHED_DEADLINE's -1 (65535 in par1) is the most urgent of all */
+	tu_add(&t, 110, 0, HWT_EV_SET_PRIORITY, 0xFFFF, 5);
+	ck_assert_int_eq(tu_convert("atf", &t.s, NULL, &buf, &len), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "<Name>Priority</Name><Value>140</Value>"));
 	free(buf);
 	tu_free(&t);
 }
@@ -306,8 +384,11 @@ START_TEST(test_json)
 	char *buf = convert("json", NULL, &len);
 
 	tu_golden("fixture.json", buf, len);
-	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"ctl\\u0001\\u0009x-200\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"ctl\\\\x01\\\\x09x-200\""));
 	ck_assert_ptr_nonnull(strstr(buf, "\"name\":\"bad\\\\xff\\\\xfeutf-300\""));
+	/* 400 waits for the lock from contention to acquisition, its sleep too */
+	ck_assert_ptr_nonnull(strstr(buf, "\"pid\":100,\"tid\":400,\"ts\":0.166,\"dur\":0.334,"
+				      "\"cat\":\"lock\",\"name\":\"lock-deadbeef\"}"));
 	tc_json(buf, len, &cpu, &irq, &lost);	/* splits buf into lines */
 	ck_assert_uint_eq(irq, 3);
 	ck_assert_uint_eq(lost, 4);
@@ -351,6 +432,47 @@ START_TEST(test_shark)
 	ck_assert_int_eq(tu_convert("shark", &t.s, &o, &buf, &len), 0);
 	ck_assert_uint_eq(len, 16 * n1);
 	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * One stream per CPU (S.Ha.R.K.'s <n>trace.dat): each holds exactly its
+ * CPU's records in time order; a NULL stream skips its CPU.
+ */
+START_TEST(test_shark_per_cpu)
+{
+	struct tu_stream t;
+	char *buf[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
+	FILE *f[3];
+	struct hwt_conv_opts o = { .sz = sizeof(o), .tband_core = -1, .shark_cpu = -1,
+				   .shark_files = f };
+
+	tu_fixture(&t);
+	for (int c = 0; c < 3; c++)
+		f[c] = c == 2 ? NULL : open_memstream(&buf[c], &len[c]);
+	ck_assert_int_eq(hwt_convert("shark", &t.s, stdout, &o), 0);
+	for (int c = 0; c < 2; c++)
+		ck_assert_int_eq(fclose(f[c]), 0);
+	for (uint32_t c = 0; c < 2; c++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < t.n; i++) {
+			const uint8_t *r = (const uint8_t *)buf[c] + 16 * k;
+			uint32_t lo;
+
+			if (t.recs[i].cpu != c)
+				continue;
+			ck_assert_uint_lt(16 * k, len[c]);
+			lo = r[8] | r[9] << 8 | (uint32_t)r[10] << 16 | (uint32_t)r[11] << 24;
+			ck_assert_uint_eq(lo, (uint32_t)t.recs[i].ts);
+			k++;
+		}
+		ck_assert_uint_eq(len[c], 16 * k);
+		ck_assert_uint_gt(k, 0);
+		free(buf[c]);
+	}
 	tu_free(&t);
 }
 END_TEST
@@ -417,9 +539,24 @@ START_TEST(test_dec_clock)
 }
 END_TEST
 
-TU_MAIN("formats", test_htf, test_htf_validator_fails, test_htf_validator_tables,
+/* ctf's and perfetto's prev_state: the kernel's report bits, ftrace's letters */
+START_TEST(test_report_state)
+{
+	static const struct { uint32_t st, bits; } m[] = {
+		{ HWT_STATE_RUNNABLE, 0x00 }, { HWT_STATE_SLEEPING, 0x01 },
+		{ HWT_STATE_BLOCKED, 0x02 }, { HWT_STATE_STOPPED, 0x04 },
+		{ HWT_STATE_DEAD, 0x10 }, { HWT_STATE_OTHER, 0x40 },
+		{ HWT_STATE_IDLE, 0x80 },	/* TASK_REPORT_IDLE, not D */
+	};
+
+	for (size_t i = 0; i < CONV_ARRAY_SIZE(m); i++)
+		ck_assert_uint_eq(hwt_conv_report_state(m[i].st), m[i].bits);
+}
+END_TEST
+
+TU_MAIN("formats", test_report_state, test_htf, test_htf_validator_fails, test_htf_validator_tables,
 	test_htf_timestamp_length_8, test_btf, test_btf_isr_type_i,
 	test_btf_checker_fails, test_btf_checker_instances, test_atf,
 	test_atf_priority_and_pre, test_atf_xsd_installed, test_atf_schema_rejects,
-	test_json, test_json_validator_fails, test_shark, test_formatters,
+	test_json, test_json_validator_fails, test_reader_validators_fail, test_name_escapes, test_shark_per_cpu, test_shark, test_formatters,
 	test_dec_clock)

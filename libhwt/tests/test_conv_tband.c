@@ -589,6 +589,7 @@ static const struct tb_field_desc tb_desc[] = {
 	{ 0x59, true, 1, false, false, false },	/* curtask_delay */
 	{ 0x5B, true, 2, false, false, false },	/* task_priority_set */
 	{ 0x5C, true, 2, false, false, false },	/* task_priority_inherit */
+	{ 0x5D, true, 2, false, false, false },	/* task_priority_disinherit */
 	{ 0x5E, true, 1, false, false, false },	/* task_created */
 	{ 0x5F, false, 1, false, false, true },	/* task_name */
 	{ 0x60, false, 2, false, false, false },	/* task_is_idle_task */
@@ -773,7 +774,7 @@ static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
 				ck_assert_ptr_null(tb_task_named(s, (uint32_t)d.u[0]));
 				ck_assert_uint_lt(s->nr_task_named, 256);
 				s->task_named[s->nr_task_named] = (uint32_t)d.u[0];
-				snprintf(s->task_name[s->nr_task_named++], 128, "%s", d.str);
+				snprintf(s->task_name[s->nr_task_named++], 128, "%.127s", d.str);
 				s->names++;
 			}
 			if (d.id == HWT_TB_ISR_NAME) {
@@ -782,7 +783,7 @@ static void tb_walk(const uint8_t *buf, size_t len, struct tb_summary *s,
 				ck_assert_ptr_null(tb_isr_named(s, core, (uint32_t)d.u[0]));
 				ck_assert_uint_lt(*n, 32);
 				s->isr_named[core][*n] = (uint32_t)d.u[0];
-				snprintf(s->isr_name[core][(*n)++], 128, "%s", d.str);
+				snprintf(s->isr_name[core][(*n)++], 128, "%.127s", d.str);
 				s->names++;
 			}
 			continue;
@@ -950,6 +951,55 @@ START_TEST(test_max_str)
 END_TEST
 
 /*
+ * Priorities in FreeRTOS's direction (higher is more urgent): kernel prio
+ * 120 is 19, a boost to 98 is 41, SCHED_DEADLINE (65535, -1) is 140; the
+ * boost's end (pi_setprio back to the own priority) is a disinherit.
+ */
+START_TEST(test_priorities)
+{
+	static const struct { uint8_t id; uint64_t tid, prio; } want[] = {
+		{ HWT_TB_TASK_PRIORITY_SET, 5, 19 },
+		{ HWT_TB_TASK_PRIORITY_INHERIT, 5, 41 },
+		{ HWT_TB_TASK_PRIORITY_INHERIT, 5, 49 },
+		{ HWT_TB_TASK_PRIORITY_DISINHERIT, 5, 41 },
+		{ HWT_TB_TASK_PRIORITY_DISINHERIT, 5, 19 },
+		{ HWT_TB_TASK_PRIORITY_SET, 6, 140 },
+	};
+	struct tu_stream t;
+	char *buf;
+	size_t len, n = 0;
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 100, 0, HWT_EV_ID, 0, 5);
+	tu_add(&t, 110, 0, HWT_EV_SET_PRIORITY, 120, 5);
+	tu_add(&t, 120, 0, HWT_EV_INHERITANCE, 98, 5);
+	tu_add(&t, 130, 0, HWT_EV_INHERITANCE, 90, 5);
+	tu_add(&t, 140, 0, HWT_EV_INHERITANCE, 98, 5);
+	tu_add(&t, 150, 0, HWT_EV_INHERITANCE, 120, 5);
+	tu_add(&t, 160, 0, HWT_EV_SET_PRIORITY, 0xFFFF, 6);
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	for (size_t i = 0; i < len;) {
+		const uint8_t *z = memchr(buf + i, 0, len - i);
+		struct tb_dec d;
+
+		ck_assert_ptr_nonnull(z);
+		tb_decode((uint8_t *)buf + i, (size_t)(z - ((uint8_t *)buf + i)), &d);
+		i = (size_t)(z - (uint8_t *)buf) + 1;
+		if (d.id < HWT_TB_TASK_PRIORITY_SET || d.id > HWT_TB_TASK_PRIORITY_DISINHERIT)
+			continue;
+		ck_assert_uint_lt(n, 6);
+		ck_assert_uint_eq(d.id, want[n].id);
+		ck_assert_uint_eq(d.u[0], want[n].tid);
+		ck_assert_uint_eq(d.u[1], want[n].prio);
+		n++;
+	}
+	ck_assert_uint_eq(n, 6);
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
  * tband-cli files an isr_name under the core of the last core_id: an IRQ
  * that runs on two cores is named on both.
  */
@@ -1015,7 +1065,7 @@ START_TEST(test_end_loss_free)
 END_TEST
 
 /*
- * A switch gives curtask_delay and task_switched_in at one timestamp;
+ * A switch gives a blocking wait and task_switched_in at one timestamp;
  * tband-cli's unstable sort could swap them and block the wrong task: the
  * second moves one unit (here one 10 ns tick) later, and everything after
  * on that core keeps its order.
@@ -1026,8 +1076,12 @@ START_TEST(test_same_ts_order)
 	struct tb_summary s;
 	char *buf;
 	size_t len;
-	/* curtask_delay(0) at tick 10, task_switched_in(7) at tick 11 */
-	static const uint8_t delay[] = { 0x03, 0x59, 0x0a, 0x01, 0x00 };
+	/*
+	 * curtask_block_on_queue_receive(S wait queue 0xFFFFFF01,
+	 * portMAX_DELAY) at tick 10, task_switched_in(7) at tick 11
+	 */
+	static const uint8_t delay[] = { 0x0d, 0x6f, 0x0a, 0x81, 0xfe, 0xff, 0xff, 0x0f,
+					 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00 };
 	static const uint8_t sw[] = { 0x04, 0x54, 0x0b, 0x07, 0x00 };
 
 	tu_init(&t, 1, 100000);		/* 10 ns per tick */
@@ -1041,6 +1095,71 @@ START_TEST(test_same_ts_order)
 	ck_assert_uint_eq(s.res, 10);
 	ck_assert_ptr_nonnull(memmem(buf, len, delay, sizeof(delay)));
 	ck_assert_ptr_nonnull(memmem(buf, len, sw, sizeof(sw)));
+	free(buf);
+	tu_free(&t);
+}
+END_TEST
+
+/*
+ * Linux sleeps are FreeRTOS blocking waits on one binary semaphore per kind
+ * (S, D, I: named, kind 0x02), never curtask_delay (a timed delay); a
+ * stopped or parked task is suspended.
+ */
+START_TEST(test_sleeps)
+{
+	static const uint32_t state[] = {
+		HWT_STATE_SLEEPING, HWT_STATE_BLOCKED, HWT_STATE_IDLE, HWT_STATE_IDLE,
+		HWT_STATE_STOPPED, HWT_STATE_OTHER,
+	};
+	static const struct { uint8_t id; uint64_t q; } want[] = {
+		{ HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE, 0xFFFFFF01 },
+		{ HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE, 0xFFFFFF02 },
+		{ HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE, 0xFFFFFF06 },
+		{ HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE, 0xFFFFFF06 },
+		{ HWT_TB_TASK_SUSPENDED, 5 },
+		{ HWT_TB_TASK_SUSPENDED, 5 },
+	};
+	struct tu_stream t;
+	char *buf;
+	size_t len, n = 0, names = 0;
+	uint64_t ts = 100;
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, ts, 0, HWT_EV_ID, 0, 5);
+	for (size_t i = 0; i < 6; i++) {
+		tu_switch(&t, ts += 10, 0, 5, state[i], 0);
+		tu_add(&t, ts += 10, 0, HWT_EV_TASK_ACTIVATE, 0, 5);
+		tu_switch(&t, ts += 10, 0, 0, HWT_STATE_RUNNABLE, 5);
+	}
+	ck_assert_int_eq(tu_convert("tband", &t.s, NULL, &buf, &len), 0);
+	for (size_t i = 0; i < len;) {
+		const uint8_t *z = memchr(buf + i, 0, len - i);
+		struct tb_dec d;
+
+		ck_assert_ptr_nonnull(z);
+		tb_decode((uint8_t *)buf + i, (size_t)(z - ((uint8_t *)buf + i)), &d);
+		i = (size_t)(z - (uint8_t *)buf) + 1;
+		ck_assert_uint_ne(d.id, HWT_TB_CURTASK_DELAY);
+		if (d.id == HWT_TB_QUEUE_NAME) {
+			ck_assert_uint_eq(d.u[0] & 0xFFFFFF00u, 0xFFFFFF00u);
+			ck_assert_str_eq(d.str, (d.u[0] & 0xFF) == 1 ? "linux-wait-S-sleeping" :
+					 (d.u[0] & 0xFF) == 2 ? "linux-wait-D-uninterruptible" :
+					 "linux-wait-I-idle");
+			/* named before its first use */
+			ck_assert_uint_eq(n, names > 1 ? 2 : names);
+			names++;
+		}
+		if (d.id != HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE && d.id != HWT_TB_TASK_SUSPENDED)
+			continue;
+		ck_assert_uint_lt(n, 6);
+		ck_assert_uint_eq(d.id, want[n].id);
+		ck_assert_uint_eq(d.u[0], want[n].q);
+		if (d.id == HWT_TB_CURTASK_BLOCK_ON_QUEUE_RECEIVE)
+			ck_assert_uint_eq(d.u[1], UINT32_MAX);
+		n++;
+	}
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(names, 3);
 	free(buf);
 	tu_free(&t);
 }
@@ -1073,5 +1192,5 @@ TU_MAIN("tband", test_event_vectors, test_cobs_vectors, test_long_string_vectors
 	test_encode_paths,
 	test_stream_every50, test_stream_with_drop, test_stream_no_drops,
 	test_stream_files, test_convert_fixture, test_convert_one_core, test_max_str,
-	test_isr_names_per_core, test_end_loss_free, test_same_ts_order,
+	test_sleeps, test_priorities, test_isr_names_per_core, test_end_loss_free, test_same_ts_order,
 	test_unknown_task_name)

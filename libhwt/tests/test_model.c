@@ -427,11 +427,15 @@ START_TEST(test_priority_and_pre)
 	tu_switch(&t, 55, 0, 0, HWT_STATE_RUNNABLE, 5);	/* resume after 25 */
 	tu_add(&t, 56, 0, HWT_EV_MUTEX_LOCK, 0, 77);
 	tu_switch(&t, 60, 0, 5, HWT_STATE_SLEEPING, 0);
+	tu_add(&t, 61, 0, HWT_EV_SET_PRIORITY, 0xFFFF, 7);	/* SCHED_DEADLINE */
 	run_two_pass(&t, &c, true, &m);
 	ck_assert(hwt_model_priority(m, 5, &prio));
 	ck_assert_int_eq(prio, 120);
 	ck_assert(!hwt_model_priority(m, 6, &prio));	/* only borrowed */
-	ck_assert_uint_eq(c.count[HWT_MEV_PRIORITY], 3);
+	ck_assert(hwt_model_priority(m, 7, &prio));
+	ck_assert_int_eq(prio, HWT_PRIO_DEADLINE);
+	ck_assert_int_eq(hwt_prio_urgency(prio), 140);
+	ck_assert_uint_eq(c.count[HWT_MEV_PRIORITY], 4);
 	s = hwt_model_timing(m, HWT_ENT_TASK, 5);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(s[HWT_TIMING_PRE].n, 1);

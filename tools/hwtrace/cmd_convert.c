@@ -2,7 +2,10 @@
 /* hwtrace convert -O FORMAT [-o OUT] FILE: the libhwt converters. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hwtrace.h"
 
@@ -22,10 +25,12 @@ static const char usage[] =
 "\n"
 "  -O FORMAT     output format\n"
 "  -o OUT        output file (default: standard output); for ctf a new or\n"
-"                empty directory, required\n"
+"                empty directory, required; shark without --cpu: the\n"
+"                directory (default: .) of one file per CPU, 0trace.dat,\n"
+"                1trace.dat, ... as S.Ha.R.K. names them\n"
 "  --btf-isr-i   BTF: type I for interrupt routines (BTF >= 2.1.5), not ISR\n"
 "  --core N      tband: only core N (default: one stream, core_id events)\n"
-"  --cpu N       shark: only CPU N (default: all CPUs interleaved)\n"
+"  --cpu N       shark: only CPU N, to OUT (default: a file per CPU)\n"
 "\n"
 "Exit status: 0, 1 error, 2 usage, 3 the input is truncated or damaged\n"
 "(what could be read is converted).\n";
@@ -47,6 +52,50 @@ static void list_formats(FILE *f)
 	for (; fmt && *fmt; fmt++)
 		fprintf(f, " %s", *fmt);
 	fputc('\n', f);
+}
+
+/*
+ * shark without --cpu: S.Ha.R.K.'s host tools read one processor's
+ * records, so each CPU gets its own <n>trace.dat in dir.  Returns the
+ * converter's result, or 1 after an error message.
+ */
+static int convert_shark_files(struct hwt_stream *s, struct hwt_conv_opts *copts,
+			       const char *dir)
+{
+	uint32_t nr = s->info->nr_cpus;
+	FILE **f = calloc(nr ? nr : 1, sizeof(*f));
+	char path[4096];
+	int ret = 0;
+
+	if (!f) {
+		errmsg("out of memory");
+		return 1;
+	}
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		errmsg("%s: %s", dir, strerror(errno));
+		ret = 1;
+	}
+	for (uint32_t c = 0; !ret && c < nr; c++) {
+		snprintf(path, sizeof(path), "%s/%utrace.dat", dir, c);
+		f[c] = fopen(path, "wb");
+		if (!f[c]) {
+			errmsg("%s: %s", path, strerror(errno));
+			ret = 1;
+		}
+	}
+	if (!ret) {
+		copts->shark_files = f;
+		ret = hwt_convert("shark", s, f[0], copts);
+	}
+	for (uint32_t c = 0; c < nr; c++) {
+		if (f[c] && fclose(f[c]) && (ret == 0 || ret == -EBADMSG)) {
+			snprintf(path, sizeof(path), "%s/%utrace.dat", dir, c);
+			errmsg("%s: %s", path, strerror(errno));
+			ret = 1;
+		}
+	}
+	free(f);
+	return ret;
 }
 
 static int known_format(const char *name)
@@ -127,23 +176,31 @@ int cmd_convert(int argc, char **argv)
 	if (ret < 0) {
 		return EXIT_ERR;
 	}
+	hwt_reader_stream(r, &s);
 	if (hwt_conv_format_is_dir(format)) {
 		out = NULL;
-		hwt_reader_stream(r, &s);
 		ret = hwt_convert_dir(format, &s, outname, &copts);
 		if (ret < 0 && ret != -EBADMSG) {
 			errmsg("convert to %s: %s: %s", format, outname, strerror(-ret));
 			goto out;
 		}
-	} else if (outname) {
-		out = fopen(outname, "wb");
-		if (!out) {
-			errmsg("%s: %s", outname, strerror(errno));
+	} else if (!strcmp(format, "shark") && copts.shark_cpu < 0) {
+		out = NULL;
+		ret = convert_shark_files(&s, &copts, outname ? outname : ".");
+		if (ret == 1)
+			goto out;
+		if (ret < 0 && ret != -EBADMSG) {
+			errmsg("convert to %s: %s", format, strerror(-ret));
 			goto out;
 		}
-	}
-	if (out) {
-		hwt_reader_stream(r, &s);
+	} else {
+		if (outname) {
+			out = fopen(outname, "wb");
+			if (!out) {
+				errmsg("%s: %s", outname, strerror(errno));
+				goto out;
+			}
+		}
 		ret = hwt_convert(format, &s, out, &copts);
 		if (fflush(out) || ferror(out)) {
 			errmsg("%s: %s", outname ? outname : "stdout", strerror(errno));

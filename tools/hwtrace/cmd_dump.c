@@ -25,7 +25,7 @@ static const char usage[] =
 "could be read was printed, up to the last whole record).\n";
 
 static const char *const state_names[] = {
-	"R", "S", "D", "T", "X", "?",
+	"R", "S", "D", "T", "X", "?", "I",
 };
 
 struct dump_ctx {
@@ -96,7 +96,7 @@ static void put_params(struct dump_ctx *d, const struct hwt_event *ev, int raw)
 		uint32_t st = HWT_SWITCH_STATE(ev);
 
 		put_task(d, "prev", HWT_SWITCH_PREV(ev));
-		fprintf(d->out, " state=%s", state_names[st < 5 ? st : 5]);
+		fprintf(d->out, " state=%s", state_names[st < 7 ? st : 5]);
 		put_task(d, "next", HWT_SWITCH_NEXT(ev));
 	} else if (code >= HWT_EV_FILTER_BASE && code < HWT_EV_NEXT_CHUNK) {
 		const char *f = hwt_family_name(code & HWT_FAMILY_MASK);

@@ -214,6 +214,7 @@ enum hwt_task_state {
 	HWT_STATE_STOPPED	= 3,	/* stopped or traced */
 	HWT_STATE_DEAD		= 4,	/* exiting */
 	HWT_STATE_OTHER		= 5,
+	HWT_STATE_IDLE		= 6,	/* TASK_IDLE: waits for work, no load */
 };
 
 #define HWT_PID_BITS		22

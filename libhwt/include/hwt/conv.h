@@ -6,7 +6,7 @@
  *   atf    ALL-TIMES Trace Format 1.0 (XML; schema in libhwt/conv/atf.xsd)
  *   btf    Best Trace Format 2.1.3 (CSV)
  *   tband  Tonbandgeraet binary trace (COBS frames, FreeRTOS mode)
- *   shark  S.Ha.R.K. raw 16-byte records, time-ordered
+ *   shark  S.Ha.R.K. raw 16-byte records, time-ordered (per CPU or all)
  *   json   Chrome/Perfetto trace-event JSON
  *   perfetto  Perfetto's native protobuf trace (ftrace events, track events)
  *   ctf    CTF 1.8 laid out as an lttng-modules kernel trace: a directory
@@ -41,6 +41,9 @@ struct hwt_conv_opts {
 	int tband_max_str;	/* tband: cut names to this many bytes, as the
 				 * reference's tband_configMAX_STR_LEN; 0: no limit */
 	int shark_cpu;		/* shark: -1 all CPUs interleaved; N: only CPU N */
+	FILE *const *shark_files; /* shark, with shark_cpu -1: one stream per CPU
+				 * ([info->nr_cpus], NULL skips that CPU), as
+				 * S.Ha.R.K.'s <n>trace.dat files; out unused */
 };
 
 /*

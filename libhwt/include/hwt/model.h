@@ -31,7 +31,10 @@
  *   lock contention         -> LOCK_WAIT / LOCK_ACQUIRE (/ LOCK_RELEASE)
  *   LOST records, info->lost -> LOST (per-CPU and global running totals)
  *
- * pid 0 is one idle task per CPU, tid HWT_TID_IDLE(cpu).
+ * pid 0 is one idle task per CPU, tid HWT_TID_IDLE(cpu).  The model keeps
+ * its events (Tonbandgeraet has an idle task), but a CPU running it is
+ * idle: it is never the executing context (ctx_kind HWT_ENT_NONE), and
+ * formats without an idle task drop its events (hwt_mev_is_idle()).
  *
  * Converters run the model twice when the stream can rewind: pass 1 learns
  * what was running when the trace started on each CPU (its first ID record
@@ -104,7 +107,7 @@ enum hwt_mev_type {
 	HWT_MEV_LOCK_WAIT,	/* contention begins */
 	HWT_MEV_LOCK_ACQUIRE,	/* contention ends */
 	HWT_MEV_LOCK_RELEASE,	/* unlock (S.Ha.R.K. mutex_unlock) */
-	HWT_MEV_PRIORITY,	/* value: new priority of task id */
+	HWT_MEV_PRIORITY,	/* value: new priority of task id (hwt_prio_*) */
 	HWT_MEV_LOST,		/* id: cpu; value: lost on it; value2: all CPUs */
 	HWT_NR_MEV,
 };
@@ -114,6 +117,7 @@ enum hwt_mev_type {
 #define HWT_MEVF_NEW		0x04	/* activation of a newly forked task */
 #define HWT_MEVF_INHERIT	0x08	/* priority from inheritance */
 #define HWT_MEVF_END		0x10	/* LOST: counted only in info->lost */
+#define HWT_MEVF_DISINHERIT	0x20	/* PRIORITY: a boost ends (or lessens) */
 
 struct hwt_mev {
 	uint64_t ts;		/* clock ticks, as hwt_record.ts */
@@ -136,6 +140,33 @@ struct hwt_mev {
 	uint32_t ctx_idx;
 	const struct hwt_record *rec;	/* the record it came from, NULL if SYNTH */
 };
+
+/*
+ * An event of a CPU's idle task (pid 0), or of a softirq run inside it: the
+ * CPU is idle, not busy (Documentation/hwtrace-formats.rst, "Idle").
+ */
+static inline bool hwt_mev_is_idle(const struct hwt_mev *ev)
+{
+	if (ev->type <= HWT_MEV_TASK_DELETE)
+		return HWT_TID_IS_IDLE(ev->id);
+	return ev->type >= HWT_MEV_RUN_START && ev->type <= HWT_MEV_RUN_TERMINATE &&
+	       HWT_TID_IS_IDLE(ev->ctx_id);
+}
+
+/*
+ * Priorities are the kernel's: task_struct prio, 0..139, lower is more
+ * urgent, -1 for SCHED_DEADLINE (recorded as 65535 in the 16-bit par1; the
+ * model's PRIORITY value and hwt_model_priority() give -1).  OSEK, FreeRTOS
+ * and ATF count the other way: hwt_prio_urgency() is 139 - prio, so 0 is
+ * the least urgent (nice 19) and 140 SCHED_DEADLINE.
+ */
+#define HWT_PRIO_DEADLINE	(-1)
+#define HWT_PRIO_MAX		139
+
+static inline int64_t hwt_prio_urgency(int64_t prio)
+{
+	return HWT_PRIO_MAX - prio;
+}
 
 /* The entity kind of a model event's id. */
 enum hwt_entity_kind hwt_mev_kind(unsigned int type);
@@ -188,6 +219,12 @@ int64_t hwt_model_index(const struct hwt_model *m, enum hwt_entity_kind kind,
 /* The id of the entity with index idx (after hwt_model_sort()). */
 uint32_t hwt_model_id(const struct hwt_model *m, enum hwt_entity_kind kind,
 		      size_t idx);
+
+/*
+ * Records of a CPU >= info->nr_cpus, which the model drops (one rule for
+ * every format; the converters warn), counted in the current pass.
+ */
+uint64_t hwt_model_nr_bad_cpu(const struct hwt_model *m);
 
 /* First and last timestamp fed (0 before any record). */
 uint64_t hwt_model_t0(const struct hwt_model *m);

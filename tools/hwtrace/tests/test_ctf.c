@@ -30,7 +30,7 @@
 #include "run.h"
 
 #define ODD_COMM	"\xff\x01q\"\\,"	/* invalid UTF-8, control, quote */
-#define ODD_COMM_CTF	"\\xff\\x01q\"\\,"	/* as CTF has it */
+#define ODD_COMM_CTF	"\\xff\\x01q\"\\x5c,"	/* as CTF has it (backslash escaped) */
 #define UTF8_COMM	"t\xc3\xa2" "che"	/* valid UTF-8: kept */
 #define LOST_CPU	1
 #define LOST_TOTAL	20	/* the header's count; the records say 12 */

@@ -140,7 +140,7 @@ static void check_commands(const char *path, const uint64_t *want, size_t nwant,
 	char *dump[] = { "hwtrace", "dump", (char *)path, NULL };
 	char *stats[] = { "hwtrace", "stats", (char *)path, NULL };
 	char *conv[] = { "hwtrace", "convert", "-O", "shark", "-o",
-			 (char *)tmp_path(out, sizeof(out), "out.shark"), (char *)path, NULL };
+			 (char *)tmp_path(out, sizeof(out), "shark"), (char *)path, NULL };
 	int rc = word ? 3 : 0;
 	char line_want[64];
 	size_t n = 0;
@@ -178,19 +178,33 @@ static void check_commands(const char *path, const uint64_t *want, size_t nwant,
 		ck_assert_msg(strstr(r.err, line_want), "stats: %s", r.err);
 	}
 
+	/* a directory of S.Ha.R.K.'s per-CPU files; record i is on CPU i % NCPU */
 	run_hwtrace(&r, conv, NULL);
 	ck_assert_msg(r.status == rc, "convert: exit %d: %s", r.status, r.err);
-	ck_assert_int_eq(stat(out, &st), 0);
-	ck_assert_uint_eq((uint64_t)st.st_size, nwant * 16);
-	f = fopen(out, "rb");
-	ck_assert_ptr_nonnull(f);
-	for (size_t i = 0; i < nwant; i++) {
-		uint32_t w[4];
+	n = 0;
+	for (int cpu = 0; cpu < NCPU; cpu++) {
+		char file[160];
+		size_t k = 0;
 
-		ck_assert_int_eq(fread(w, sizeof(w), 1, f), 1);
-		ck_assert_uint_eq(((uint64_t)le32toh(w[1]) << 32) | le32toh(w[2]), want[i]);
+		snprintf(file, sizeof(file), "%s/%dtrace.dat", out, cpu);
+		ck_assert_int_eq(stat(file, &st), 0);
+		f = fopen(file, "rb");
+		ck_assert_ptr_nonnull(f);
+		for (size_t i = 0; i < nwant; i++) {
+			uint32_t w[4];
+
+			if ((want[i] - TS0) % NCPU != (uint64_t)cpu)
+				continue;
+			ck_assert_int_eq(fread(w, sizeof(w), 1, f), 1);
+			ck_assert_uint_eq(((uint64_t)le32toh(w[1]) << 32) | le32toh(w[2]),
+					  want[i]);
+			k++;
+		}
+		ck_assert_uint_eq((uint64_t)st.st_size, k * 16);
+		n += k;
+		fclose(f);
 	}
-	fclose(f);
+	ck_assert_uint_eq(n, nwant);
 	if (word)
 		ck_assert_msg(strstr(r.err, "truncated or damaged: converted what could be read"),
 			      "convert: %s", r.err);
