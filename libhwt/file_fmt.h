@@ -47,7 +47,8 @@ struct hwt_file_header {
 	char kernel_release[65];	/* NUL-terminated (uname -r) */
 	char hostname[65];
 	char backend[16];		/* "module" or "bpf" */
-	uint8_t reserved1[42];
+	char writer_version[16];	/* hwt_version() of the writer (1.1) */
+	uint8_t reserved1[26];
 	uint32_t header_crc;		/* CRC-32 of the 252 bytes before it */
 } __attribute__((packed));
 

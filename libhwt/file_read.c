@@ -222,6 +222,8 @@ static int read_header(struct hwt_reader *r)
 		   sizeof(h.hostname));
 	copy_field(r->info.backend, sizeof(r->info.backend), h.backend,
 		   sizeof(h.backend));
+	copy_field(r->info.writer_version, sizeof(r->info.writer_version),
+		   h.writer_version, sizeof(h.writer_version));
 	return 0;
 }
 

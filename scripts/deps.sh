@@ -6,9 +6,11 @@
 #   vm     boot the kselftests in a TCG guest
 #   lint   checkpatch.pl and kselftest headers from linux-source-6.1
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
+#   pkg    build the Debian packages (debian/), check them with lintian and
+#          install them into a fresh root (make check-packages)
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint|debug]...
+# usage: scripts/deps.sh [build|vm|lint|debug|pkg]...
 set -euo pipefail
 
 declare -A groups=(
@@ -34,9 +36,17 @@ declare -A groups=(
 	# make check-debug builds linux-source-6.1 itself: certs/ and objtool
 	# need OpenSSL and libelf headers.
 	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
+	# dpkg-buildpackage (dpkg-dev, fakeroot) with debhelper and dh_dkms;
+	# the Build-Depends of debian/control not in build already; lintian;
+	# debootstrap for the fresh root the packages are installed into; dkms,
+	# openssl and kmod (modinfo) for the module's DKMS build and signature.
+	[pkg]="dpkg-dev fakeroot debhelper dh-dkms dkms lintian devscripts
+	       debootstrap openssl kmod gcc make pkg-config libzstd-dev
+	       zlib1g-dev check python3-docutils clang bpftool libbpf-dev
+	       libelf-dev linux-headers-amd64"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug
+[ $# -gt 0 ] || set -- build vm lint debug pkg
 
 want=()
 for g in "$@"; do

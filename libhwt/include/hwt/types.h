@@ -53,6 +53,7 @@ struct hwt_trace_info {
 	uint64_t nr_records;		/* records in the trace, all CPUs */
 	uint64_t names_lost;		/* name records the kernel dropped */
 	uint64_t lost_nocpu;		/* events lost on no known CPU (bpf) */
+	char writer_version[16];	/* libhwt that wrote it; "" before 1.1 */
 };
 
 /*
