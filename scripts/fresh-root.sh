@@ -73,6 +73,7 @@ create)
 	[ -s "$tarball" ] || build_tarball
 	mkdir -p "$dir"
 	tar -C "$dir" -xf "$tarball"
+	chmod 755 "$dir"	# / as on a machine (mktemp made it 700)
 	;;
 run)
 	shift 2
