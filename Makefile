@@ -96,9 +96,14 @@ demo:
 	$(MAKE) module tools
 	bash scripts/demo.sh
 
-# What CI runs: everything, host and VM, ending in "N passed, M failed".
+# Everything, host and VM, ending in "N passed, M failed".
 check:
 	bash scripts/check.sh
+
+# README's promise on a pristine Debian 12 root: make demo and make check
+# from a clean clone, nothing installed but make (what CI runs).
+check-fresh:
+	bash scripts/check-fresh.sh
 
 lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
@@ -132,7 +137,7 @@ dkms-uninstall:
 # in a fresh Debian 12 root; the module DKMS built there runs a kselftest
 # in the VM.  Needs root (debootstrap, chroot).
 check-packages:
-	bash scripts/deps.sh pkg vm
+	bash scripts/deps.sh build vm lint fresh pkg
 	bash scripts/check-packages.sh
 
 clean:
@@ -152,4 +157,4 @@ clean:
 check-debug:
 	bash scripts/debug-kernel/check.sh
 
-.PHONY: check-debug
+.PHONY: check-debug check-fresh

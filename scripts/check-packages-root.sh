@@ -13,6 +13,7 @@
 #
 # usage: check-packages-root.sh VERSION SIGNER HEADERS...
 set -uo pipefail
+export DEBIAN_FRONTEND=noninteractive
 
 version=$1
 signer=$2

@@ -28,10 +28,18 @@ log=$work/check.log
 fail() { echo "check-packages.sh: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot, mount)"
 
-bash scripts/fresh-root.sh destroy "$root" || fail "cannot remove the old $root"
+# The .debs the root downloads are kept here: a warm run does not fetch
+# the kernel headers again (a package cache leaves the root as pristine).
+apt_cache=/var/cache/hwtrace/apt-archives
+cleanup() {
+	! mountpoint -q "$root/var/cache/apt/archives" ||
+		umount "$root/var/cache/apt/archives"
+	bash scripts/fresh-root.sh destroy "$root"
+}
+cleanup || fail "cannot remove the old $root"
 rm -rf "$work"
-mkdir -p "$work"
-trap 'bash scripts/fresh-root.sh destroy "$root"' EXIT
+mkdir -p "$work" "$apt_cache"
+trap cleanup EXIT
 : >"$log"
 
 ok() { echo "ok - $*" | tee -a "$log"; }
@@ -111,9 +119,11 @@ cat >"$root/etc/dkms/framework.conf.d/hwtrace-test.conf" <<EOF
 mok_signing_key=/hwt/mok/mok.key
 mok_certificate=/hwt/mok/mok.der
 EOF
+mount --bind "$apt_cache" "$root/var/cache/apt/archives"
 bash scripts/fresh-root.sh run "$root" bash /hwt/check-packages-root.sh \
 	"$version" "$signer" linux-headers-amd64 "linux-headers-$vm_rel" ${newer:+"$newer"} \
 	2>&1 | tee "$work/root.log" | grep -E '^(not )?ok ' | tee -a "$log"
+umount "$root/var/cache/apt/archives"
 grep -q "^ok - make dkms-uninstall: dkms status" "$work/root.log" ||
 	notok "the fresh root's checks ran to their end (log: $work/root.log)"
 

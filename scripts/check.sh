@@ -26,7 +26,27 @@ count() {
 step() {
 	name=$1
 	shift
-	if "$@" >"$out/$name.log" 2>&1; then
+	"$@" >"$out/$name.log" 2>&1
+	verdict $?
+}
+
+# step_clean NAME CMD...: a compile step, passed if CMD succeeds and printed
+# no compiler warning or error (W=1, sparse).
+step_clean() {
+	local rc
+	name=$1
+	shift
+	"$@" >"$out/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -E 'warning:|error:' "$out/$name.log" >/dev/null; then
+		rc=1
+	fi
+	verdict "$rc"
+}
+
+# verdict RC: count the step $name, showing its log's tail if it failed
+verdict() {
+	if [ "$1" -eq 0 ]; then
 		count 1 0
 	else
 		count 0 1
@@ -80,17 +100,22 @@ tap_suite() {
 	fi
 }
 
+# What make check needs, installed as README promises (a no-op when present)
+step deps bash scripts/deps.sh build vm lint
 kdir=$(bash scripts/kdir.sh)
 # the module from clean, so that any W=1 warning shows and fails the step
-step build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
-	make all KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:'; }"
+step_clean build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
+	make all KDIR='$kdir'"
 # the module's arm64 code (its clock) compiles, W=1 clean, with the cross compiler
 # shellcheck disable=SC2016 # the inner shell expands it
-step build-arm64 bash -c 'ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	bash scripts/module-for.sh "$(bash scripts/arm64-tree.sh)" build/arm64'
-step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
+step build-arm64 bash -c 'tree=$(bash scripts/arm64-tree.sh) &&
+	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- bash scripts/module-for.sh "$tree" build/arm64'
+step event-table bash -o pipefail -c \
+	'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
 step checkpatch make lint
-step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
+# sparse must have run (its CHECK lines), not only the compiler
+step_clean sparse bash -c "make module-sparse KDIR='$kdir' &&
+	grep -q '^  CHECK ' '$out/sparse.log'"
 step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init \
 	scripts/debug-kernel/*.sh .ci/run selftests/hwtrace/*.sh bench/*.sh \
 	tools/hwtrace/tests/*.sh &&

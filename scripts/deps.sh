@@ -6,11 +6,12 @@
 #   vm     boot the kselftests in a TCG guest
 #   lint   checkpatch.pl and kselftest headers from linux-source-6.1
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
-#   pkg    build the Debian packages (debian/), check them with lintian and
-#          install them into a fresh root (make check-packages)
+#   fresh  make check-fresh: a pristine Debian root (debootstrap) and a clone
+#   pkg    build the Debian packages (debian/) and check them with lintian
+#          (make check-packages, which also needs build, vm, lint and fresh)
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint|debug|pkg]...
+# usage: scripts/deps.sh [build|vm|lint|debug|fresh|pkg]...
 set -euo pipefail
 
 declare -A groups=(
@@ -36,17 +37,16 @@ declare -A groups=(
 	# make check-debug builds linux-source-6.1 itself: certs/ and objtool
 	# need OpenSSL and libelf headers.
 	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
-	# dpkg-buildpackage (dpkg-dev, fakeroot) with debhelper and dh_dkms;
-	# the Build-Depends of debian/control not in build already; lintian;
-	# debootstrap for the fresh root the packages are installed into; dkms,
-	# openssl and kmod (modinfo) for the module's DKMS build and signature.
-	[pkg]="dpkg-dev fakeroot debhelper dh-dkms dkms lintian devscripts
-	       debootstrap openssl kmod gcc make pkg-config libzstd-dev
-	       zlib1g-dev check python3-docutils clang bpftool libbpf-dev
-	       libelf-dev linux-headers-amd64"
+	[fresh]="debootstrap git"
+	# dpkg-buildpackage (dpkg-dev, fakeroot) with debhelper and dh_dkms,
+	# debian/control's Build-Depends, lintian; openssl makes the MOK key
+	# the fresh root's dkms signs with (make check-packages).
+	[pkg]="dpkg-dev fakeroot debhelper dh-dkms lintian openssl gcc make
+	       pkg-config libzstd-dev zlib1g-dev python3-docutils clang bpftool
+	       libbpf-dev libelf-dev"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug pkg
+[ $# -gt 0 ] || set -- build vm lint debug fresh pkg
 
 want=()
 for g in "$@"; do

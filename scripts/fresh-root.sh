@@ -1,102 +1,136 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A pristine Debian 12 root to install and run things in, as a new machine
-# would: debootstrap --variant=minbase of bookworm from the archive this
-# machine's apt uses (its deb822 sources, security suite included).  The
-# debootstrapped root is cached as a tarball in $FRESH_ROOT_CACHE
-# (/var/cache/hwtrace), so only the first create downloads it; the .debs
-# later runs download are kept in $FRESH_ROOT_CACHE/apt (a package cache
-# does not make the root less pristine: apt installs the same files).
-# Needs root.
+# A pristine Debian 12 root to test what a new user gets: debootstrap
+# --variant=minbase of bookworm from the Debian archive this machine's apt
+# is configured with, nothing else installed.  The debootstrap result is
+# cached as a tarball (keyed by the mirror and the day, so security updates
+# come in) and unpacked anew for each root: every root starts pristine.
 #
-# usage: scripts/fresh-root.sh create DIR     unpack a fresh root into DIR
-#        scripts/fresh-root.sh run DIR CMD...  run CMD in it (chroot, with
-#                                              /proc, /sys, /dev mounted)
-#        scripts/fresh-root.sh destroy DIR    unmount and delete DIR
+#   fresh-root.sh create DIR        make DIR a pristine root (DIR must not exist)
+#   fresh-root.sh run DIR CMD...    run CMD as root inside DIR, with /proc,
+#                                   /sys, /dev and /dev/pts mounted for the
+#                                   command's duration only
+#   fresh-root.sh destroy DIR       remove DIR (refused while anything is
+#                                   mounted below it)
+#
+# Environment: HWT_FRESH_CACHE (default /var/cache/hwtrace/fresh-root).
 set -euo pipefail
 
-cache=${FRESH_ROOT_CACHE:-/var/cache/hwtrace}
-sources=/etc/apt/sources.list.d/debian.sources
+cache=${HWT_FRESH_CACHE:-/var/cache/hwtrace/fresh-root}
 suite=bookworm
-tarball=$cache/$suite-minbase.tar
 
-die() { echo "fresh-root.sh: $*" >&2; exit 1; }
+usage() {
+	echo "usage: $0 create DIR | run DIR CMD... | destroy DIR" >&2
+	exit 2
+}
 
-[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot, mount)"
-
-# The first URIs: of the deb822 sources: where this machine gets Debian.
+# The Debian archive this machine uses: the first deb.debian.org-style URI
+# of a bookworm source in apt's configuration (deb822 or one-line style).
 mirror() {
-	[ -r "$sources" ] || die "no $sources to take the archive from"
-	sed -n 's/^URIs:[[:space:]]*//p' "$sources" | head -n 1
-}
-
-build_tarball() {
-	local tmp
-	command -v debootstrap >/dev/null || die "no debootstrap: scripts/deps.sh pkg"
-	mkdir -p "$cache"
-	tmp=$(mktemp -d "$cache/root.XXXXXX")
-	echo "fresh-root.sh: debootstrap $suite from $(mirror) (cached in $tarball)" >&2
-	if ! debootstrap --variant=minbase "$suite" "$tmp" "$(mirror)" >"$tmp.log" 2>&1; then
-		tail -n 20 "$tmp.log" >&2
-		rm -rf --one-file-system "$tmp"
-		die "debootstrap failed (log: $tmp.log)"
-	fi
-	rm -f "$tmp.log" "$tmp/etc/apt/sources.list"
-	cp "$sources" "$tmp/etc/apt/sources.list.d/"
-	tar -C "$tmp" -cf "$tarball.tmp" .
-	mv "$tarball.tmp" "$tarball"
-	rm -rf --one-file-system "$tmp"
-}
-
-# Mount points under DIR, deepest first.
-mounts_under() {
-	findmnt -rn -o TARGET | awk -v d="$1" 'index($0, d "/") == 1' | sort -r
-}
-
-unmount_all() {
 	local m
-	for m in $(mounts_under "$1"); do
-		umount -l "$m"
+	m=$(grep -hE '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources \
+		/etc/apt/sources.list 2>/dev/null |
+		grep -oE 'https?://[^ ]*/debian/?( |$)' | head -n 1 | tr -d ' ')
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+# Fails when anything is mounted at or below $1.
+nothing_mounted() {
+	local dir
+	dir=$(realpath -m "$1")
+	! awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { found = 1 }
+		END { exit !found }' /proc/self/mounts
+}
+
+# The Debian-archive entries of the host's apt sources, as the root's own:
+# the same archive (and snapshot, if pinned) a user of this machine has.
+copy_sources() {
+	local root=$1 f
+	rm -f "$root/etc/apt/sources.list"
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+		/etc/apt/sources.list.d/*.list; do
+		if [ ! -f "$f" ] || ! grep -qE '/debian(-security)?/?( |$)' "$f"; then
+			continue
+		fi
+		case $f in
+		/etc/apt/sources.list) cp "$f" "$root/etc/apt/" ;;
+		*) cp "$f" "$root/etc/apt/sources.list.d/" ;;
+		esac
 	done
 }
 
-cmd=${1-}
-dir=${2-}
-{ [ -n "$cmd" ] && [ -n "$dir" ]; } || die "usage: $0 create|run|destroy DIR [CMD...]"
-dir=$(realpath -m "$dir")
-[ "$dir" != / ] || die "refusing /"
-
-case $cmd in
-create)
-	[ ! -e "$dir" ] || die "$dir exists"
-	[ -s "$tarball" ] || build_tarball
+create() {
+	local dir=$1 m key tarball tmp
+	[ ! -e "$dir" ] || { echo "$0: $dir exists" >&2; exit 1; }
+	command -v debootstrap >/dev/null ||
+		{ echo "$0: debootstrap missing; run scripts/deps.sh fresh" >&2; exit 1; }
+	m=$(mirror)
+	key=$(printf '%s %s %s' "$m" "$suite" "$(date -u +%Y%m%d)" | sha256sum | cut -c1-16)
+	tarball=$cache/$suite-minbase-$key.tar
+	mkdir -p "$cache"
+	exec 9>"$cache/.lock"
+	flock 9
+	if [ ! -s "$tarball" ]; then
+		echo "fresh-root.sh: debootstrap $suite from $m" >&2
+		tmp=$(mktemp -d "$cache/.root.XXXXXX")
+		if ! debootstrap --variant=minbase "$suite" "$tmp" "$m" \
+			>"$cache/debootstrap.log" 2>&1; then
+			tail -n 20 "$cache/debootstrap.log" >&2
+			nothing_mounted "$tmp" && rm -rf "$tmp"
+			exit 1
+		fi
+		chmod 755 "$tmp"	# mktemp's 0700 would lock out apt's _apt user
+		tar -C "$tmp" -cf "$tarball.tmp" .
+		mv "$tarball.tmp" "$tarball"
+		nothing_mounted "$tmp" && rm -rf "$tmp"
+		# older days' tarballs
+		find "$cache" -maxdepth 1 -name "$suite-minbase-*.tar" ! -name "${tarball##*/}" -delete
+	fi
+	exec 9>&-
 	mkdir -p "$dir"
 	tar -C "$dir" -xf "$tarball"
-	chmod 755 "$dir"	# / as on a machine (mktemp made it 700)
-	;;
-run)
-	shift 2
-	[ $# -gt 0 ] || die "run: no command"
-	[ -x "$dir/bin/sh" ] || die "$dir is not a root made by create"
-	mkdir -p "$cache/apt"
-	trap 'unmount_all "$dir"' EXIT
+	copy_sources "$dir"
+	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+}
+
+run() {
+	local dir=$1 rc=0
+	shift
+	[ -x "$dir/bin/sh" ] || { echo "$0: $dir is no root" >&2; exit 1; }
+	nothing_mounted "$dir/proc" || { echo "$0: $dir is in use" >&2; exit 1; }
+	# Unmount whatever was mounted, however the command ends.
+	trap 'umount -l "$dir/dev/pts" "$dir/dev" "$dir/sys" "$dir/proc" 2>/dev/null || true' EXIT
 	mount -t proc proc "$dir/proc"
 	mount -t sysfs sysfs "$dir/sys"
-	mount --rbind /dev "$dir/dev"
-	mount --make-rslave "$dir/dev"
-	mount --bind "$cache/apt" "$dir/var/cache/apt/archives"
-	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
-	chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
-	;;
-destroy)
-	[ -e "$dir" ] || exit 0
-	unmount_all "$dir"
-	[ -z "$(mounts_under "$dir")" ] || die "$dir still has mounts"
+	mount --bind /dev "$dir/dev"
+	mount -t devpts -o newinstance,ptmxmode=0666 devpts "$dir/dev/pts"
+	# a login's environment, nothing of this shell's
+	env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		TERM=dumb LANG=C.UTF-8 chroot "$dir" "$@" || rc=$?
+	umount "$dir/dev/pts" "$dir/dev" "$dir/sys" "$dir/proc"
+	trap - EXIT
+	return "$rc"
+}
+
+destroy() {
+	local dir=$1
+	[ -e "$dir" ] || return 0
+	if ! nothing_mounted "$dir"; then
+		echo "$0: something is mounted below $dir; not removing it" >&2
+		exit 1
+	fi
 	rm -rf --one-file-system "$dir"
-	;;
-*)
-	die "unknown command '$cmd' (create, run, destroy)"
-	;;
+}
+
+[ $# -ge 2 ] || usage
+[ "$(id -u)" -eq 0 ] || { echo "$0: needs root (chroot, mount)" >&2; exit 1; }
+cmd=$1
+dir=$2
+shift 2
+case $cmd in
+create) [ $# -eq 0 ] || usage; create "$dir" ;;
+run) [ $# -gt 0 ] || usage; run "$dir" "$@" ;;
+destroy) [ $# -eq 0 ] || usage; destroy "$dir" ;;
+*) usage ;;
 esac
