@@ -40,9 +40,10 @@ arch=$(uname -m)
 apt-get update -q >/tmp/apt.log 2>&1 || fatal "apt-get update (/tmp/apt.log)"
 # The four packages as a user installs them (apt resolves their
 # dependencies: dkms, libbpf1, libzstd-dev ...), the headers DKMS builds
-# against, and what the checks below call (man, pkg-config).
+# against, and what the checks below call (man, pkg-config, a C compiler:
+# DKMS's is gcc-12, which has no cc).
 if ! apt-get install -y -q --no-install-recommends /hwt/debs/*.deb \
-	"${headers[@]}" man-db pkg-config >/tmp/install.log 2>&1; then
+	"${headers[@]}" man-db pkg-config gcc libc6-dev >/tmp/install.log 2>&1; then
 	tail -n 30 /tmp/install.log
 	fatal "apt-get install of the packages and ${headers[*]}"
 fi
@@ -56,8 +57,8 @@ check "bash completion completes hwtrace's commands" bash -c \
 	'. /usr/share/bash-completion/completions/hwtrace && complete -p hwtrace >/dev/null'
 
 # --- libhwt-dev: pkg-config, headers, a program against the shared library
-# shellcheck disable=SC2016 # expanded by bash -c
-check "pkg-config --libs libhwt is -lhwt" bash -c '[ "$(pkg-config --libs libhwt)" = "-lhwt" ]'
+# shellcheck disable=SC2016 # expanded by bash -c; echo: pkg-config's spaces
+check "pkg-config --libs libhwt is -lhwt" bash -c '[ "$(echo $(pkg-config --libs libhwt))" = "-lhwt" ]'
 check "pkg-config --modversion libhwt is $version" \
 	bash -c "[ \"\$(pkg-config --modversion libhwt)\" = '$version' ]"
 check "atf.xsd installed" test -s /usr/share/hwtrace/atf.xsd
@@ -145,7 +146,8 @@ else
 fi
 left=()
 while read -r f; do
-	# a directory still there belongs to some other package
+	# "/." is every package's; a directory still there, some other package's
+	[ "$f" != /. ] || continue
 	if [ -e "$f" ] && ! { [ -d "$f" ] && dpkg -S "$f" >/dev/null 2>&1; }; then
 		left+=("$f")
 	fi

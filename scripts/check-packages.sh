@@ -115,7 +115,7 @@ openssl req -new -x509 -nodes -days 3650 -subj "/CN=$signer/" \
 	-newkey rsa:2048 -keyout "$root/hwt/mok/mok.key" \
 	-outform DER -out "$root/hwt/mok/mok.der" >/dev/null 2>&1 ||
 	notok "openssl made a MOK key"
-cat >"$root/etc/dkms/framework.conf.d/hwtrace-test.conf" <<EOF
+cat >"$root/etc/dkms/framework.conf.d/check-packages-mok.conf" <<EOF
 mok_signing_key=/hwt/mok/mok.key
 mok_certificate=/hwt/mok/mok.der
 EOF
@@ -142,10 +142,12 @@ fi
 rm -rf "$work/payload"
 cp -r build/payload "$work/payload"
 cp "$work/hwtrace-dkms.ko" "$work/payload/hwtrace.ko"
-if cmp -s "$work/payload/hwtrace.ko" kmod/hwtrace.ko; then
-	notok "the payload's module is DKMS's, not the tree's"
+# the tree's module is not signed; the one DKMS built, by our MOK key
+if [ "$(modinfo -F signer "$work/payload/hwtrace.ko")" = "$signer" ] &&
+	[ "$(modinfo -F vermagic "$work/payload/hwtrace.ko" | cut -d' ' -f1)" = "$vm_rel" ]; then
+	ok "the payload's module is DKMS's for $vm_rel, signed by $signer"
 else
-	ok "the payload's module is DKMS's, not the tree's"
+	notok "the payload's module is DKMS's for $vm_rel, signed by $signer"
 fi
 bash scripts/vm/mkinitramfs.sh -o "$work/vm.cpio.gz" -p "$work/payload" \
 	-b /usr/bin/trace-cmd -b /usr/bin/hackbench >/dev/null ||
