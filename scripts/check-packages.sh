@@ -48,6 +48,7 @@ summary() {
 	local p f
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
+	echo "check-packages.sh: ${SECONDS}s; logs in $work"
 	echo "$p passed, $f failed"
 	[ "$f" -eq 0 ]
 	exit
