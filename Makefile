@@ -8,6 +8,8 @@ BUILD	:= $(CURDIR)/build
 LINUX_SRC := $(BUILD)/linux-src
 
 VM_BINS	:= /usr/bin/trace-cmd /usr/bin/hackbench
+# The one version of hwtrace: module, library, tool, files, packages
+VERSION	:= $(shell cat VERSION)
 SELFTESTS := selftests/hwtrace
 
 all: module lib tools
@@ -142,6 +144,24 @@ install: lib tools
 	$(MAKE) -C libhwt install
 	$(MAKE) -C tools/hwtrace install
 
+# DKMS: register the module's source as /usr/src/hwtrace-VERSION; then
+# `dkms install hwtrace/VERSION -k KERNEL` builds, signs and installs it
+# (and DKMS rebuilds it for each kernel installed later).
+dkms-install:
+	bash scripts/dkms-source.sh --dkms $(DESTDIR)/usr/src/hwtrace-$(VERSION)
+	$(if $(DESTDIR),,dkms add hwtrace/$(VERSION))
+
+dkms-uninstall:
+	$(if $(DESTDIR),,-dkms remove hwtrace/$(VERSION) --all)
+	rm -rf $(DESTDIR)/usr/src/hwtrace-$(VERSION)
+
+# The Debian packages (debian/), lintian, and their install, use and purge
+# in a fresh Debian 12 root; the module DKMS built there runs a kselftest
+# in the VM.  Needs root (debootstrap, chroot).
+check-packages:
+	bash scripts/deps.sh build vm lint fresh pkg
+	bash scripts/check-packages.sh
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/kmod clean
@@ -151,7 +171,7 @@ clean:
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
 	check-vm-smp2 check-vm-smp4 check-vm-newer check-vm-persist check-vm-persist-newer \
-	lint bench bench-host bench-payload demo clean
+	lint bench bench-host bench-payload demo clean dkms-install dkms-uninstall check-packages
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

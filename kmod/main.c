@@ -108,3 +108,4 @@ module_exit(hwt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("S.Ha.R.K.-style event tracer with per-CPU mmap rings");
 MODULE_AUTHOR("hwtrace developers");
+MODULE_VERSION(HWT_VERSION);

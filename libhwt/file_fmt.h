@@ -51,7 +51,8 @@ struct hwt_file_header {
 	uint8_t boot_id[16];		/* boot that wrote the trace */
 	uint32_t crash;			/* enum hwt_crash_kind */
 	uint32_t crash_cpu;
-	uint8_t reserved1[18];
+	char writer_version[16];	/* hwt_version() of the writer (1.1) */
+	uint8_t reserved1[2];
 	uint32_t header_crc;		/* CRC-32 of the 252 bytes before it */
 } __attribute__((packed));
 

@@ -229,6 +229,8 @@ static int read_header(struct hwt_reader *r)
 		r->info.recovery.crash_cpu = le32toh(h.crash_cpu);
 		memcpy(r->info.recovery.boot_id, h.boot_id, sizeof(h.boot_id));
 	}
+	copy_field(r->info.writer_version, sizeof(r->info.writer_version),
+		   h.writer_version, sizeof(h.writer_version));
 	return 0;
 }
 

@@ -276,6 +276,7 @@ static int write_header(struct hwt_writer *w, const struct hwt_trace_info *info)
 	copy_str(h.kernel_release, sizeof(h.kernel_release), info->kernel_release);
 	copy_str(h.hostname, sizeof(h.hostname), info->hostname);
 	copy_str(h.backend, sizeof(h.backend), info->backend);
+	copy_str(h.writer_version, sizeof(h.writer_version), hwt_version());
 	h.header_crc = htole32(hwt_crc32(0, &h, offsetof(struct hwt_file_header,
 							  header_crc)));
 	w->err = write_all(w->fd, &h, sizeof(h));

@@ -8,9 +8,11 @@
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
 #   fresh  make check-fresh: a pristine Debian root (debootstrap) and a clone
 #   bench  make bench-host: perf, bpftrace and hackbench on this machine
+#   pkg    build the Debian packages (debian/) and check them with lintian
+#          (make check-packages, which also needs build, vm, lint and fresh)
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint|debug|fresh|bench]...
+# usage: scripts/deps.sh [build|vm|lint|debug|fresh|bench|pkg]...
 set -euo pipefail
 
 declare -A groups=(
@@ -45,9 +47,15 @@ declare -A groups=(
 	[fresh]="debootstrap git"
 	# the tracers hwtrace's bpf backend is measured against, and hackbench
 	[bench]="linux-perf bpftrace rt-tests"
+	# dpkg-buildpackage (dpkg-dev, fakeroot) with debhelper and dh_dkms,
+	# debian/control's Build-Depends, lintian; openssl makes the MOK key
+	# the fresh root's dkms signs with (make check-packages).
+	[pkg]="dpkg-dev fakeroot debhelper dh-dkms lintian openssl gcc make
+	       pkg-config libzstd-dev zlib1g-dev python3-docutils clang bpftool
+	       libbpf-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug fresh bench
+[ $# -gt 0 ] || set -- build vm lint debug fresh bench pkg
 
 want=()
 for g in "$@"; do

@@ -14,12 +14,7 @@ tree=$1
 out=$2
 cd "$(dirname "$0")/.."
 
-rm -rf "$out"
-mkdir -p "$out/kmod" "$out/include"
-cp Kbuild "$out/"
-cp kmod/Kbuild kmod/*.c kmod/*.h "$out/kmod/"
-rm -f "$out/kmod/"*.mod.c
-cp -r include/uapi "$out/include/"
+bash scripts/dkms-source.sh "$out"
 if ! make -C "$tree" M="$(cd "$out" && pwd)" W=1 -j"$(($(nproc) + 1))" modules \
 	>"$out/module.log" 2>&1; then
 	tail -n 40 "$out/module.log" >&2

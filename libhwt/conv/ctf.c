@@ -912,7 +912,7 @@ static int write_metadata(struct ctf *c)
 	tsdl_str(&o, date);
 	ob_printf(&o, ";\n\thwtrace_version = \"%s\";\n\thwtrace_clock = \"%s\";\n"
 		  "\thwtrace_cycles_per_msec = %llu;\n\thwtrace_backend = ",
-		  LIBHWT_VERSION, info->clock == HWT_CLOCK_TSC ? "tsc" : "mono",
+		  HWT_VERSION, info->clock == HWT_CLOCK_TSC ? "tsc" : "mono",
 		  (unsigned long long)info->cycles_per_msec);
 	tsdl_str(&o, info->backend);
 	ob_printf(&o, ";\n\thwtrace_chunk_mode = \"%s\";\n\thwtrace_families = %u;\n"

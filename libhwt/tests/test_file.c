@@ -118,6 +118,7 @@ static void round_trip(int compress, uint32_t block)
 	ck_assert_str_eq(info->kernel_release, "6.1.0-test");
 	ck_assert_str_eq(info->hostname, "testhost");
 	ck_assert_str_eq(info->backend, "module");
+	ck_assert_str_eq(info->writer_version, hwt_version());
 	ck_assert_uint_eq(info->nr_records, total);
 	for (uint32_t c = 0; c < NCPU; c++)
 		ck_assert_uint_eq(hwt_reader_cpu_records(r, c), per_cpu[c]);
@@ -128,6 +129,24 @@ static void round_trip(int compress, uint32_t block)
 	hwt_reader_close(r);
 	unlink(path);
 }
+
+/* The header names the writer: the version in hwtrace's one VERSION file. */
+START_TEST(test_writer_version)
+{
+	const char *src = getenv("HWT_SRCDIR");
+	char path[4096], want[32] = "";
+	FILE *f;
+
+	ck_assert_ptr_nonnull(src);
+	snprintf(path, sizeof(path), "%s/../VERSION", src);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(want, sizeof(want), f));
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	ck_assert_str_eq(hwt_version(), want);
+}
+END_TEST
 
 START_TEST(test_round_trip_raw)
 {
@@ -750,6 +769,7 @@ int main(void)
 	TCase *tc = tcase_create("round trip");
 	TCase *bad = tcase_create("damage");
 
+	tcase_add_test(tc, test_writer_version);
 	tcase_add_test(tc, test_round_trip_raw);
 	tcase_add_test(tc, test_merge_runs);
 	tcase_add_test(tc, test_round_trip_zstd);

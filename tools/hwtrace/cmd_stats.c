@@ -100,6 +100,8 @@ int cmd_stats(int argc, char **argv)
 	printf("file:        %s\n", argv[1]);
 	printf("host:        %s, kernel %s, backend %s\n", info->hostname,
 	       info->kernel_release, info->backend);
+	if (info->writer_version[0])
+		printf("written by:  libhwt %s\n", info->writer_version);
 	printf("clock:       %s, %" PRIu64 " ticks/ms\n",
 	       info->clock == HWT_CLOCK_TSC ? "tsc" : "mono", info->cycles_per_msec);
 	printf("chunk mode:  %s\n", info->chunk_mode == HWT_CHUNK_CYC ? "cyclic" :

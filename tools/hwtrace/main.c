@@ -5,8 +5,6 @@
 
 #include "hwtrace.h"
 
-#define HWTRACE_VERSION	"1.0.0"
-
 static const struct cmd cmds[] = {
 	{ "record",	cmd_record,	"record events of all CPUs to a .hwt file or UDP" },
 	{ "dump",	cmd_dump,	"print every record of a .hwt file" },
@@ -46,7 +44,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("hwtrace %s (file format %d.%d, ABI %d.%d)\n", HWTRACE_VERSION,
+		printf("hwtrace %s (file format %d.%d, ABI %d.%d)\n", HWT_VERSION,
 		       HWT_FILE_VERSION_MAJOR, HWT_FILE_VERSION_MINOR,
 		       HWT_ABI_MAJOR, HWT_ABI_MINOR);
 		return EXIT_OK;

@@ -49,10 +49,14 @@ typedef int (*hwt_print_fn_t)(enum hwt_print_level level, const char *fmt,
  */
 hwt_print_fn_t hwt_set_print(hwt_print_fn_t fn);
 
+/* This library's version, "MAJOR.MINOR.PATCH" (hwtrace's VERSION file). */
+const char *hwt_version(void);
+
 /* --- .hwt trace files (Documentation/hwt-file-format.rst) ------------------ */
 
 #define HWT_FILE_VERSION_MAJOR	1
-#define HWT_FILE_VERSION_MINOR	1	/* 1: COUNTERS may carry net counters */
+/* 1: COUNTERS may carry net counters; recovery fields; writer_version */
+#define HWT_FILE_VERSION_MINOR	1
 
 struct hwt_writer;
 

@@ -91,6 +91,7 @@ struct hwt_trace_info {
 	const struct hwt_net_counters *net;
 	/* added by the .hwt reader: set in files hwtrace recover wrote */
 	struct hwt_recovery recovery;
+	char writer_version[16];	/* libhwt that wrote it; "" before 1.1 */
 };
 
 /*
