@@ -88,6 +88,8 @@ step build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
 # shellcheck disable=SC2016 # the inner shell expands it
 step build-arm64 bash -c 'ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	bash scripts/module-for.sh "$(bash scripts/arm64-tree.sh)" build/arm64'
+# a probe whose type differs from its tracepoint's is a build error
+step probe-types bash scripts/probe-types.sh "$kdir" build/probe-types
 step event-table bash -c 'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
 step checkpatch make lint
 step sparse bash -c "make module-sparse KDIR='$kdir' 2>&1 | tee /dev/stderr | { ! grep -E 'warning:|error:'; }"
