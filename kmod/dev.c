@@ -78,6 +78,36 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 	}
 }
 
+/*
+ * The commands, each exactly as numbered (type, number, direction and
+ * argument size): anything else is -ENOTTY before its argument is touched.
+ */
+static bool hwt_ioctl_known(unsigned int cmd)
+{
+	switch (cmd) {
+	case HWT_IOC_GET_VERSION:
+	case HWT_IOC_ENABLE:
+	case HWT_IOC_DISABLE:
+	case HWT_IOC_CHUNK_CREATE:
+	case HWT_IOC_CHUNK_DELETE:
+	case HWT_IOC_SET_CHUNK_FLAGS:
+	case HWT_IOC_GET_CHUNK_FLAGS:
+	case HWT_IOC_CHUNK_SELECT:
+	case HWT_IOC_CHUNK_LINK:
+	case HWT_IOC_GET_FIRST_CHUNK:
+	case HWT_IOC_CHUNK_TABLE:
+	case HWT_IOC_SET_FILTER:
+	case HWT_IOC_GET_FILTER:
+	case HWT_IOC_LOG_EVENT:
+	case HWT_IOC_RING_INFO:
+	case HWT_IOC_SET_CLOCK:
+	case HWT_IOC_PROBE_INFO:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	union {
@@ -96,7 +126,9 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	unsigned int size = _IOC_SIZE(cmd);
 	long ret;
 
-	if (_IOC_TYPE(cmd) != HWT_IOC_MAGIC || size > sizeof(buf))
+	if (!hwt_ioctl_known(cmd))
+		return -ENOTTY;
+	if (WARN_ON_ONCE(size > sizeof(buf)))	/* a command buf lacks */
 		return -ENOTTY;
 	memset(&buf, 0, sizeof(buf));
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&buf, uarg, size))
@@ -181,6 +213,14 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	if (off >> 17 >= HWT_MAX_CHUNKS || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
 
+	/*
+	 * The consumer's data_tail must reach the kernel: a private copy of
+	 * the meta page would leave a STOP ring full for good.  A forked
+	 * child does not inherit the mappings (it maps the rings itself).
+	 */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
 	mutex_lock(&hwt_lock);
 	c = hwt_chunk_get(off >> 17);
 	ret = -EINVAL;
@@ -201,7 +241,7 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	ret = -EPERM;
 	if (vma->vm_flags & VM_EXEC)
 		goto out;
-	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, mem, 0);
 	if (ret)
 		goto out;

@@ -54,6 +54,17 @@ TEST_F(dev, unknown_ioctl)
 {
 	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO(HWT_IOC_MAGIC, 0x7F), 0));
 	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO('x', 0x01), 0));
+	/* refused before the argument is read: ENOTTY, not EFAULT */
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOW(HWT_IOC_MAGIC, 0x7F, struct hwt_log),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOWR(HWT_IOC_MAGIC, 0x7F, uint32_t),
+				   BAD_PTR));
+	/* a known number with another size or direction is another command */
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOW(HWT_IOC_MAGIC, 0x0D, uint64_t),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOR(HWT_IOC_MAGIC, 0x0D, struct hwt_log),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO(HWT_IOC_MAGIC, 0x00), BAD_PTR));
 }
 
 TEST_F(dev, create_good)
@@ -515,6 +526,53 @@ TEST_F(dev, mmap_bad)
 		 (off_t)HWT_MMAP_OFFSET(id, 4095, HWT_AREA_META));
 	EXPECT_EQ(MAP_FAILED, p);
 	/* every mapping is gone: the chunk can go */
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+}
+
+/*
+ * Only shared mappings: a private copy of the meta page would keep the
+ * consumer's data_tail from the kernel.  A child does not inherit them.
+ */
+TEST_F(dev, mmap_shared_only)
+{
+	struct hwt_map m = { 0 };
+	int id, status;
+	pid_t pid;
+	void *p;
+
+	id = hwt_create(self->fd, 296 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* msync() fails with ENOMEM on a range that is not mapped */
+		bool meta_gone = msync((void *)m.meta, PAGE, MS_ASYNC) && errno == ENOMEM;
+		bool data_gone = msync((void *)m.data, m.data_size, MS_ASYNC) &&
+				 errno == ENOMEM;
+
+		_exit(meta_gone && data_gone ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* the parent's mappings are its own still */
+	EXPECT_EQ(0, msync((void *)m.meta, PAGE, MS_ASYNC));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+	hwt_unmap(&m);
 	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
 }
 
