@@ -87,6 +87,22 @@ void hwt_move_cpus(struct hwt_chunk *to)
 		WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
 }
 
+/*
+ * Write the lost total, if a loss is unreported, where ctl records go (the
+ * emergency area).  Only for a writer no other record can follow unseen: a
+ * CPU stopping or leaving the ring.
+ */
+static void report_lost(const struct hwt_chunk *c, struct hwt_ring *r)
+{
+	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
+	unsigned long lost = local_read(&r->lost);
+
+	if (lost != r->lost_reported &&
+	    !hwt_ring_write(r, cyc, r->nr_slots, HWT_EV_LOST,
+			    HWT_LOST_PAR1(lost), (u32)lost))
+		r->lost_reported = lost;
+}
+
 static void count_lost(struct hwt_ring *r)
 {
 	unsigned long lost;
@@ -120,13 +136,15 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 			break;
 		WRITE_ONCE(r->full, true);
 		/* only the writer that moves the CPU marks the jump */
-		if (this_cpu_cmpxchg(hwt_cur, c, next) == c &&
-		    hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
-				   next->id, c->id))
-			count_lost(r);
+		if (this_cpu_cmpxchg(hwt_cur, c, next) == c) {
+			report_lost(c, r);
+			if (hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
+					   next->id, c->id))
+				count_lost(r);
+		}
 		c = this_cpu_read(hwt_cur);
 		if (!c)
-			return;
+			break;	/* stopped meanwhile: the event is lost */
 		r = &c->rings[cpu];
 		cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
 		if (!hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
@@ -155,17 +173,10 @@ static void cpu_start(void *chunk)
 static void cpu_stop(void *unused)
 {
 	struct hwt_chunk *c = this_cpu_read(hwt_cur);
-	struct hwt_ring *r;
-	unsigned long lost;
 
 	if (!c)
 		return;
-	r = &c->rings[smp_processor_id()];
-	lost = local_read(&r->lost);
-	if (lost != r->lost_reported) {
-		__hwt_record(HWT_EV_LOST, 0, (u32)lost, true);
-		r->lost_reported = lost;
-	}
+	report_lost(c, &c->rings[smp_processor_id()]);
 	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
 	this_cpu_write(hwt_cur, NULL);
 }

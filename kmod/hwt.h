@@ -18,6 +18,8 @@
 #include <linux/hwtrace.h>
 
 #define HWT_MIN_EMERGENCY	(4 * HWT_EVENT_SIZE)
+/* a lost record carries bits 32..47 of the total in par1, 0..31 in par2 */
+#define HWT_LOST_PAR1(lost)	((u16)upper_32_bits(lost))
 
 /*
  * One ring: the records of one chunk taken on one CPU.
