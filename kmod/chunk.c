@@ -50,9 +50,33 @@ static bool chunk_linked_to(const struct hwt_chunk *c)
 	return false;
 }
 
+/*
+ * FULL: a STOP or JTN ring refuses events now (no room for one, or for a
+ * pending lost report and one).  A consumer that drains it clears it.
+ */
 static bool chunk_full(const struct hwt_chunk *c, int cpu)
 {
-	return READ_ONCE(c->rings[cpu].full);
+	const struct hwt_ring *r = &c->rings[cpu];
+	u64 fill;
+
+	if (HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC)
+		return false;
+	fill = hwt_ring_fill(c, r);
+	return fill >= r->normal_slots ||
+	       (fill + 1 >= r->normal_slots &&
+		local_read(&r->lost) != READ_ONCE(r->lost_reported));
+}
+
+/* A ring's accounting follows its mode from the first record on. */
+static bool chunk_written(const struct hwt_chunk *c)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (local_read(&c->rings[cpu].written) ||
+		    local_read(&c->rings[cpu].lost))
+			return true;
+	return false;
 }
 
 /* Flags as userspace sees them: stored flags plus BUSY and FULL. */
@@ -184,6 +208,9 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 		 * CPU may jump in (selected, or a link target while tracing).
 		 */
 		if (hwt_enabled && (c == hwt_selected || chunk_linked_to(c)))
+			return -EBUSY;
+		/* STOP and CYC count differently: no ring may mix the two */
+		if (chunk_written(c))
 			return -EBUSY;
 		for_each_possible_cpu(cpu)
 			if (hwt_chunk_busy(c, cpu))

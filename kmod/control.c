@@ -113,7 +113,6 @@ static void count_lost(struct hwt_ring *r)
 		lost = local_read(&r->lost);
 		WRITE_ONCE(r->meta->lost, lost);
 	} while (lost != local_read(&r->lost));
-	WRITE_ONCE(r->full, true);
 }
 
 /*
@@ -134,7 +133,6 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 		next = READ_ONCE(c->link);
 		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
 			break;
-		WRITE_ONCE(r->full, true);
 		/* only the writer that moves the CPU marks the jump */
 		if (this_cpu_cmpxchg(hwt_cur, c, next) == c) {
 			report_lost(c, r);

@@ -43,7 +43,6 @@ struct hwt_ring {
 	local_t lost;
 	local_t overwritten;
 	unsigned long lost_reported;	/* lost total last logged in-band */
-	bool full;			/* filled up once (FULL flag) */
 } ____cacheline_aligned_in_smp;
 
 struct hwt_chunk {

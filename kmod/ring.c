@@ -23,7 +23,6 @@ int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu)
 	local_set(&r->lost, 0);
 	local_set(&r->overwritten, 0);
 	r->lost_reported = 0;
-	r->full = false;
 
 	/* vmalloc_user() zeroes: nothing stale ever reaches userspace */
 	r->meta = vmalloc_user(PAGE_SIZE);

@@ -193,7 +193,42 @@ TEST_F(dev, flags)
 	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
 	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_NODEL));
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
-	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+	/* nor, once written, afterwards (mode_fixed_once_written) */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+}
+
+/* A ring counts by one mode from its first record: no change after that. */
+TEST_F(dev, mode_fixed_once_written)
+{
+	struct hwt_map m = { 0 };
+	uint32_t flags;
+	int id;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	/* unwritten: any mode, and the meta page says which */
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_CYC | HWT_CHUNK_FREE));
+	EXPECT_EQ(HWT_CHUNK_CYC | HWT_CHUNK_FREE, m.meta->flags);
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	EXPECT_EQ(HWT_CHUNK_STOP | HWT_CHUNK_FREE, m.meta->flags);
+
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_USER));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 1));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, HWT_NO_CHUNK));
+
+	/* written: the mode stays, other flags may change */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_CYC | HWT_CHUNK_FREE));
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
+	ASSERT_EQ(0, hwt_get_flags(self->fd, id, &flags));
+	EXPECT_EQ(HWT_CHUNK_STOP, flags & HWT_CHUNK_MODE_MASK);
+	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP | HWT_CHUNK_FREE |
+				   HWT_CHUNK_COMPR));
+	EXPECT_EQ(HWT_CHUNK_STOP | HWT_CHUNK_FREE | HWT_CHUNK_COMPR, m.meta->flags);
+	hwt_unmap(&m);
 }
 
 TEST_F(dev, select_and_enable)

@@ -231,6 +231,37 @@ TEST_F(rec, every_gap_reported)
 	hwt_unmap(&m);
 }
 
+/* FULL says the ring refuses events now: draining it clears FULL. */
+TEST_F(rec, full_clears_when_drained)
+{
+	const uint32_t normal = 32;
+	struct hwt_chunk_stat st;
+	struct hwt_map m = { 0 };
+	int id;
+
+	ASSERT_EQ(0, hwt_pin(0));
+	id = hwt_create(self->fd, normal * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	for (uint32_t i = 0; i < normal; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_TRUE(st.flags & HWT_CHUNK_FULL);
+	EXPECT_LT(0, st.lost);
+	hwt_drain(&m, self->buf, 1 << 16);
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_FALSE(st.flags & HWT_CHUNK_FULL);
+	/* and the ring takes events again, its loss reported first */
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, normal));
+	ASSERT_EQ(2, hwt_drain(&m, self->buf, 1 << 16));
+	EXPECT_EQ(HWT_EV_LOST, self->buf[0].code);
+	EXPECT_EQ(HWT_EV_USER_EVENT_0, self->buf[1].code);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	hwt_unmap(&m);
+}
+
 TEST_F(rec, stop_drained_is_a_stream)
 {
 	const uint32_t normal = 64, n = 1000;

@@ -272,7 +272,7 @@ struct hwt_ring_meta {
 	__u32 cpu;
 	__u32 nr_slots;		/* capacity in records, emergency area included */
 	__u32 normal_slots;	/* records ordinary events may fill */
-	__u32 flags;		/* chunk mode at creation */
+	__u32 flags;		/* chunk's user flags (mode, FREE, ...), kept current */
 	__u32 clock;		/* enum hwt_clock */
 	__u64 cycles_per_msec;
 	__u64 data_offset;	/* mmap offset of the data pages */
