@@ -152,7 +152,8 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 			return ret;
 		}
 	}
-	hwt_chunks[id] = c;
+	/* poll() finds chunks without hwt_lock: rings first, then the chunk */
+	smp_store_release(&hwt_chunks[id], c);
 	arg->id = id;
 	return 0;
 }
@@ -175,8 +176,8 @@ int hwt_chunk_delete(long id)
 	 * may still have read an old link to it; wait for such writers, then
 	 * make sure none of them moved a CPU here.
 	 */
-	hwt_chunks[id] = NULL;
-	synchronize_rcu();
+	WRITE_ONCE(hwt_chunks[id], NULL);
+	synchronize_rcu();	/* and poll() readers (hwt_ready) */
 	for_each_possible_cpu(cpu) {
 		if (hwt_chunk_busy(c, cpu)) {
 			hwt_chunks[id] = c;

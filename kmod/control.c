@@ -49,25 +49,30 @@ void hwt_wakeup(void)
 
 /*
  * poll() readiness: a ring at its watermark, names piling up, or tracing
- * off (the consumer drains what is left and stops).
+ * off (the consumer drains what is left and stops).  Lockless, so that a
+ * consumer never waits behind hwt_lock (held across big allocations and
+ * grace periods) while its rings fill: a chunk is published with release
+ * and freed only after a grace period (hwt_chunk_delete).
  */
 bool hwt_ready(void)
 {
+	bool ready = false;
 	int id, cpu;
 
 	if (!READ_ONCE(hwt_enabled) || hwt_names_ready())
 		return true;
-	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
-		struct hwt_chunk *c = hwt_chunks[id];
+	rcu_read_lock();
+	for (id = 0; id < HWT_MAX_CHUNKS && !ready; id++) {
+		struct hwt_chunk *c = READ_ONCE(hwt_chunks[id]);
 
-		if (!c)
+		if (!c || HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC)
 			continue;
 		for_each_possible_cpu(cpu)
-			if (hwt_ring_fill(c, &c->rings[cpu]) >= c->rings[cpu].watermark &&
-			    HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_CYC)
-				return true;
+			if (hwt_ring_fill(c, &c->rings[cpu]) >= c->rings[cpu].watermark)
+				ready = true;
 	}
-	return false;
+	rcu_read_unlock();
+	return ready;
 }
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
@@ -191,10 +196,10 @@ int hwt_enable(void)
 		return -EBUSY;
 	if (!hwt_selected)
 		return -EINVAL;
-	hwt_enabled = true;
+	WRITE_ONCE(hwt_enabled, true);
 	ret = hwt_probes_sync();
 	if (ret) {
-		hwt_enabled = false;
+		WRITE_ONCE(hwt_enabled, false);
 		hwt_probes_sync();
 		return ret;
 	}
@@ -220,7 +225,7 @@ void hwt_disable(void)
 {
 	if (!hwt_enabled)
 		return;
-	hwt_enabled = false;
+	WRITE_ONCE(hwt_enabled, false);
 	cpus_read_lock();
 	on_each_cpu(cpu_stop, NULL, 1);
 	hwt_move_cpus(NULL);

@@ -162,13 +162,8 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 /* Readable when a ring reaches its watermark (see hwt_ready()). */
 static __poll_t hwt_poll(struct file *file, poll_table *wait)
 {
-	bool ready;
-
 	poll_wait(file, &hwt_wait, wait);
-	mutex_lock(&hwt_lock);
-	ready = hwt_ready();
-	mutex_unlock(&hwt_lock);
-	return ready ? EPOLLIN | EPOLLRDNORM : 0;
+	return hwt_ready() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static void hwt_vma_open(struct vm_area_struct *vma)

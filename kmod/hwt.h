@@ -61,7 +61,7 @@ extern struct mutex hwt_lock;
 extern u64 hwt_max_memory;
 extern u64 hwt_used_memory;		/* under hwt_lock */
 
-/* chunk.c: the chunk table, all under hwt_lock */
+/* chunk.c: the chunk table, written under hwt_lock (hwt_ready() reads it under RCU) */
 extern struct hwt_chunk *hwt_chunks[HWT_MAX_CHUNKS];
 extern struct hwt_chunk *hwt_selected;
 int hwt_chunk_create(struct hwt_chunk_create *arg);

@@ -9,6 +9,7 @@
  * of a trace.
  */
 #include "hwt_test.h"
+#include <poll.h>
 #include <stdio.h>
 #include "kselftest_harness.h"
 
@@ -229,6 +230,70 @@ TEST_F_TIMEOUT(conc, nested_writers, 300)
 {
 	run_concurrent(_metadata, true, USER_ONLY | 1u << HWT_FAM_INTERRUPT |
 		       1u << HWT_FAM_TIMER | 1u << HWT_FAM_TASK);
+}
+
+struct churn {
+	int fd;
+	long err;
+	volatile bool done;
+};
+
+/* Create and delete chunks: hwt_lock held across allocation and RCU waits. */
+static void *churn_chunks(void *arg)
+{
+	struct churn *c = arg;
+
+	for (int i = 0; i < 200 && !c->err; i++) {
+		int id = hwt_create(c->fd, 4096 * REC, 8 * REC, HWT_CHUNK_STOP);
+
+		c->err = id < 0 ? id : hwt_ioc(c->fd, HWT_IOC_CHUNK_DELETE, id);
+	}
+	c->done = true;
+	return NULL;
+}
+
+/*
+ * poll() reads the chunk table without hwt_lock, under RCU: chunks come and
+ * go under it (KASAN on the debug kernel sees any use after free), and it
+ * still reports a ring at its watermark.
+ */
+TEST_F_TIMEOUT(conc, poll_while_chunks_churn, 300)
+{
+	struct churn ch = { 0 };
+	struct pollfd pfd;
+	pthread_t t;
+	int fd, id;
+	long polls = 0;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	id = hwt_create(fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+	ch.fd = fd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, churn_chunks, &ch));
+	while (!ch.done) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		ASSERT_LE(0, poll(&pfd, 1, 0));
+		ASSERT_EQ(0, pfd.revents & (POLLERR | POLLNVAL));
+		polls++;
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, ch.err);
+	EXPECT_LT(0, polls);
+
+	/* a quarter of the ring: readable */
+	ASSERT_EQ(0, hwt_pin(0));
+	for (int i = 0; i < 16; i++)
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_0, 0, i));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	hwt_reset(fd);
+	close(fd);
 }
 
 TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
