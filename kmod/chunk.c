@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
@@ -268,8 +269,11 @@ int hwt_chunk_select(long id)
 		return -EBUSY;
 	WRITE_ONCE(c->flags, c->flags & ~HWT_CHUNK_FREE);
 	hwt_selected = c;
-	if (hwt_enabled)
+	if (hwt_enabled) {
+		cpus_read_lock();
 		hwt_move_cpus(c);
+		cpus_read_unlock();
+	}
 	return 0;
 }
 

@@ -80,16 +80,29 @@ bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c;
 }
 
+static void move_cpu(void *to)
+{
+	this_cpu_write(hwt_cur, to);
+}
+
 /*
- * Point every CPU at a chunk.  A CPU in a JTN jump races us with
- * this_cpu_cmpxchg() and loses: its cmpxchg sees our value and it retries.
+ * Point every CPU at a chunk.  An online CPU moves itself, in an IPI: its
+ * JTN jumps use this_cpu_cmpxchg(), atomic only against its own interrupts
+ * (no LOCK prefix on x86), so a store from another CPU could be undone by a
+ * jump in flight.  A jump is now wholly before the IPI (and overridden) or
+ * after it (its cmpxchg fails and it follows the new chunk).  Offline CPUs
+ * write nothing: they are set directly, and hotplug waits for us.
  */
 void hwt_move_cpus(struct hwt_chunk *to)
 {
 	int cpu;
 
+	/* and cpus_read_lock() (lockdep_assert_cpus_held() is not exported) */
+	lockdep_assert_held(&hwt_lock);
+	on_each_cpu(move_cpu, to, 1);
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
+		if (!cpu_online(cpu))
+			WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
 }
 
 /*

@@ -296,6 +296,112 @@ TEST_F_TIMEOUT(conc, poll_while_chunks_churn, 300)
 	close(fd);
 }
 
+#define CHAIN		48	/* small JTN chunks, each linked to the next */
+#define AFTER		200	/* events each CPU logs after the select */
+
+struct jumper {
+	pthread_t thread;
+	int fd, cpu;
+	volatile int *phase;	/* 0 before the select, 1 after, 2 stop */
+	uint32_t after;		/* events logged in phase 1 */
+	long err;
+};
+
+static void *jump_inject(void *arg)
+{
+	struct jumper *j = arg;
+
+	j->err = hwt_pin(j->cpu);
+	for (uint32_t i = 0; !j->err; i++) {
+		int ph = __atomic_load_n(j->phase, __ATOMIC_ACQUIRE);
+
+		if (ph == 2 || j->after == AFTER)
+			break;
+		j->err = hwt_log(j->fd, HWT_EV_USER_EVENT_3, (uint16_t)ph, i);
+		if (ph == 1)
+			__atomic_store_n(&j->after, j->after + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * A select while tracing races JTN jumps on every CPU: once the select has
+ * returned, every event goes to the selected chunk (a jump in flight must
+ * not take a CPU back into the chain).
+ */
+TEST_F_TIMEOUT(conc, select_during_jumps, 300)
+{
+	struct jumper j[MAX_CPUS];
+	int fd, ncpu, target, chain[CHAIN];
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	ncpu = hwt_nr_cpus(fd);
+	ASSERT_GE(MAX_CPUS, ncpu);
+	for (int round = 0; round < 10; round++) {
+		volatile int phase = 0;
+		struct hwt_event *buf = calloc(8192, sizeof(*buf));
+		uint64_t want = 0;
+
+		ASSERT_NE(NULL, buf);
+		hwt_reset(fd);
+		ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+		for (int i = 0; i < CHAIN; i++) {
+			chain[i] = hwt_create(fd, 16 * REC, 8 * REC, HWT_CHUNK_JTN);
+			ASSERT_LE(0, chain[i]);
+			if (i)
+				ASSERT_EQ(0, hwt_link(fd, chain[i - 1], chain[i]));
+		}
+		target = hwt_create(fd, 4096 * REC, 8 * REC, HWT_CHUNK_STOP);
+		ASSERT_LE(0, target);
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, chain[0]));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+		for (int c = 0; c < ncpu; c++) {
+			j[c] = (struct jumper){ .fd = fd, .cpu = c, .phase = &phase };
+			if (hwt_cpu_online(c))
+				ASSERT_EQ(0, pthread_create(&j[c].thread, NULL, jump_inject, &j[c]));
+		}
+		/* select while the CPUs are jumping along the chain */
+		for (int moved = 0; !moved;) {
+			struct hwt_chunk_stat st;
+
+			for (int c = 0; c < ncpu && !moved; c++)
+				moved = hwt_cpu_online(c) &&
+					!hwt_stat(fd, chain[round % 8 + 1], c, &st) && st.written;
+		}
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, target));
+		__atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+		for (int c = 0; c < ncpu; c++) {
+			if (!hwt_cpu_online(c))
+				continue;
+			pthread_join(j[c].thread, NULL);
+			ASSERT_EQ(0, j[c].err);
+			want += j[c].after;
+		}
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+
+		/* every event logged after the select is in the selected chunk */
+		for (int c = 0; c < ncpu; c++) {
+			struct hwt_map m = { 0 };
+			size_t got;
+
+			if (!hwt_cpu_online(c))
+				continue;
+			ASSERT_EQ(0, hwt_map(fd, target, c, &m));
+			EXPECT_EQ(0, m.meta->lost);
+			got = hwt_drain(&m, buf, 8192);
+			for (size_t i = 0; i < got; i++)
+				if (buf[i].code == HWT_EV_USER_EVENT_3 && buf[i].par1 == 1)
+					want--;
+			hwt_unmap(&m);
+		}
+		EXPECT_EQ(0, want) TH_LOG("round %d: events after the select missing", round);
+		free(buf);
+	}
+	hwt_reset(fd);
+	close(fd);
+}
+
 TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
 {
 	struct hwt_event *buf;
