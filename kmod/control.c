@@ -17,8 +17,13 @@
 
 /* The chunk each CPU writes to; NULL while tracing is disabled. */
 DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
-/* This CPU wrote its start records since the last enable. */
-static DEFINE_PER_CPU(bool, hwt_started);
+/*
+ * The chunk a CPU that was offline at enable starts in when it comes
+ * online; its hwt_cur stays NULL until then, so that nothing it does on the
+ * way up is recorded before its start records.  Written under
+ * cpus_read_lock(), read by the CPU's own hotplug callback.
+ */
+static DEFINE_PER_CPU(struct hwt_chunk *, hwt_pending);
 static enum cpuhp_state hwt_online_state;
 u16 hwt_filter_mask;		/* bit n set: family n is not logged */
 bool hwt_enabled;		/* written under hwt_lock */
@@ -77,7 +82,8 @@ bool hwt_ready(void)
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 {
-	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c;
+	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c ||
+	       READ_ONCE(per_cpu(hwt_pending, cpu)) == c;
 }
 
 static void move_cpu(void *to)
@@ -100,9 +106,15 @@ void hwt_move_cpus(struct hwt_chunk *to)
 	/* and cpus_read_lock() (lockdep_assert_cpus_held() is not exported) */
 	lockdep_assert_held(&hwt_lock);
 	on_each_cpu(move_cpu, to, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		/* not started yet: it starts in the new chunk */
+		if (per_cpu(hwt_pending, cpu) || !to)
+			per_cpu(hwt_pending, cpu) = to;
+		if (!per_cpu(hwt_pending, cpu))
 			WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
+	}
 }
 
 /*
@@ -178,7 +190,6 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 static void cpu_start(void *chunk)
 {
 	this_cpu_write(hwt_cur, chunk);
-	this_cpu_write(hwt_started, true);
 	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
 		     (u32)hwt_clock_rate(), true);
 	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
@@ -223,13 +234,10 @@ int hwt_enable(void)
 	hwt_names_snapshot();
 	/* no CPU comes or goes until each one has started or is set to */
 	cpus_read_lock();
-	for_each_possible_cpu(cpu)
-		per_cpu(hwt_started, cpu) = false;
 	on_each_cpu(cpu_start, hwt_selected, 1);
 	/* offline CPUs start when they come back (hwt_cpu_online) */
 	for_each_possible_cpu(cpu)
-		if (!READ_ONCE(per_cpu(hwt_cur, cpu)))
-			WRITE_ONCE(per_cpu(hwt_cur, cpu), hwt_selected);
+		per_cpu(hwt_pending, cpu) = cpu_online(cpu) ? NULL : hwt_selected;
 	cpus_read_unlock();
 	return 0;
 }
@@ -316,12 +324,13 @@ int hwt_set_clock(unsigned long clock)
 	return 0;
 }
 
-/* Default clock: the cycle counter when it is usable across CPUs. */
 /*
- * A CPU that was offline at enable comes online: it writes its start records
- * before anything else, as if it had been there.  Runs on that CPU (an AP
- * state), with interrupts off so that it is one instant as in an IPI; a
- * disable meanwhile finds the start done or leaves hwt_cur NULL.
+ * A CPU that was offline at enable comes online: it points itself at its
+ * chunk and writes its start records first, with interrupts off so that it
+ * is one instant as in an IPI.  Until then its hwt_cur is NULL: what it does
+ * on the way up is not traced (modules get no STARTING-phase state, so this
+ * runs in the AP online states, on the CPU).  Enable, disable and select
+ * hold cpus_read_lock(): none runs meanwhile.
  */
 static int hwt_cpu_online(unsigned int cpu)
 {
@@ -329,9 +338,11 @@ static int hwt_cpu_online(unsigned int cpu)
 	struct hwt_chunk *c;
 
 	local_irq_save(flags);
-	c = this_cpu_read(hwt_cur);
-	if (c && !this_cpu_read(hwt_started) && smp_processor_id() == cpu)
+	c = this_cpu_read(hwt_pending);
+	if (c && smp_processor_id() == cpu) {
+		this_cpu_write(hwt_pending, NULL);
 		cpu_start(c);
+	}
 	local_irq_restore(flags);
 	return 0;
 }
@@ -347,6 +358,7 @@ int hwt_control_init(void)
 	return 0;
 }
 
+/* Default clock: the cycle counter when it is usable across CPUs. */
 int hwt_clock_init(void)
 {
 	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())
