@@ -133,7 +133,7 @@ static void report_lost(const struct hwt_chunk *c, struct hwt_ring *r)
 		r->lost_reported = lost;
 }
 
-static void count_lost(struct hwt_ring *r)
+void hwt_count_lost(struct hwt_ring *r)
 {
 	unsigned long lost;
 
@@ -168,7 +168,7 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 			report_lost(c, r);
 			if (hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
 					   next->id, c->id))
-				count_lost(r);
+				hwt_count_lost(r);
 		}
 		c = this_cpu_read(hwt_cur);
 		if (!c)
@@ -179,7 +179,7 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 				    code, par1, par2))
 			return;
 	}
-	count_lost(r);
+	hwt_count_lost(r);
 }
 
 /*
@@ -187,14 +187,31 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
  * CPU's trace begins and ends at one instant: no probe event can slip in
  * between the chunk pointer and the start or stop records.
  */
+static void start_record(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+			 u16 par1, u32 par2)
+{
+	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
+
+	if (hwt_ring_write(r, cyc, r->nr_slots, code, par1, par2))
+		hwt_count_lost(r);
+}
+
+/*
+ * The start records go into the ring before the CPU points at it: an NMI
+ * (which interrupts-off does not keep out) meanwhile records nothing,
+ * rather than something before the start.
+ */
 static void cpu_start(void *chunk)
 {
-	this_cpu_write(hwt_cur, chunk);
-	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
-		     (u32)hwt_clock_rate(), true);
-	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
+	struct hwt_chunk *c = chunk;
+	struct hwt_ring *r = &c->rings[smp_processor_id()];
+
+	start_record(c, r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
+		     (u32)hwt_clock_rate());
+	start_record(c, r, HWT_EV_TRACE_START, 0, 0);
 	/* who runs here now: the first switch on this CPU switches it out */
-	__hwt_record(HWT_EV_ID, smp_processor_id(), task_pid_nr(current), true);
+	start_record(c, r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
+	this_cpu_write(hwt_cur, c);
 }
 
 static void cpu_stop(void *unused)

@@ -18,6 +18,8 @@
 #include <linux/hwtrace.h>
 
 #define HWT_MIN_EMERGENCY	(4 * HWT_EVENT_SIZE)
+/* ring writers nested on one CPU at most: task, softirq, irq, NMI */
+#define HWT_MAX_NEST		4
 /* a lost record carries bits 32..47 of the total in par1, 0..31 in par2 */
 #define HWT_LOST_PAR1(lost)	((u16)upper_32_bits(lost))
 
@@ -98,6 +100,7 @@ void hwt_move_cpus(struct hwt_chunk *to);
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
 void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 		   u16 par1, u32 par2, bool ctl);
+void hwt_count_lost(struct hwt_ring *r);
 int hwt_log_user(const struct hwt_log *arg);
 void hwt_wakeup(void);
 int hwt_control_init(void);

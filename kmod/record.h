@@ -26,6 +26,11 @@ static __always_inline void __hwt_record(u16 code, u16 par1, u32 par2, bool ctl)
 	if (unlikely(!c))
 		goto out;
 	r = &c->rings[smp_processor_id()];
+	/* writers nest task < softirq < irq < NMI; deeper is refused (LTTng's bound) */
+	if (unlikely(local_read(&r->nest) >= HWT_MAX_NEST)) {
+		hwt_count_lost(r);
+		goto out;
+	}
 	cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
 	/*
 	 * A ring that lost events says how many before the next event: the
