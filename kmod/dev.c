@@ -8,11 +8,57 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "hwt.h"
 #include "compat.h"
+
+/*
+ * Access.  The tracer sees every task's scheduling, names and signals:
+ * state changes, rings and names need CAP_PERFMON (or CAP_SYS_ADMIN), in
+ * the initial pid namespace (records carry its pids), checked at open and
+ * again at mmap.  The admin may open injection (LOG_EVENT, GET_VERSION) to
+ * one group: inject_gid, with the node's group and mode set to match.
+ */
+static int inject_gid = -1;
+module_param(inject_gid, int, 0644);
+MODULE_PARM_DESC(inject_gid, "Group that may open /dev/hwtrace to inject events only (default -1: none)");
+
+#define HWT_FILE_INJECT_ONLY	((void *)1)
+
+static bool hwt_may_trace(void)
+{
+	return perfmon_capable() && task_active_pid_ns(current) == &init_pid_ns;
+}
+
+static bool hwt_may_inject(void)
+{
+	int gid = READ_ONCE(inject_gid);
+
+	return gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid));
+}
+
+static int hwt_open(struct inode *inode, struct file *file)
+{
+	if (hwt_may_trace()) {
+		file->private_data = NULL;
+		return 0;
+	}
+	if (hwt_may_inject()) {
+		file->private_data = HWT_FILE_INJECT_ONLY;
+		return 0;
+	}
+	return -EPERM;
+}
+
+static bool hwt_full_access(const struct file *file)
+{
+	return file->private_data != HWT_FILE_INJECT_ONLY;
+}
 
 static int hwt_get_version(struct hwt_version *v)
 {
@@ -128,6 +174,9 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (!hwt_ioctl_known(cmd))
 		return -ENOTTY;
+	if (!hwt_full_access(file) && cmd != HWT_IOC_LOG_EVENT &&
+	    cmd != HWT_IOC_GET_VERSION)
+		return -EPERM;
 	if (WARN_ON_ONCE(size > sizeof(buf)))	/* a command buf lacks */
 		return -ENOTTY;
 	memset(&buf, 0, sizeof(buf));
@@ -156,6 +205,8 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
+	if (!hwt_full_access(file))
+		return -EPERM;
 	return hwt_names_read(buf, count);
 }
 
@@ -200,6 +251,9 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 size;
 	int ret;
 
+	/* the fd may have been passed on: the mapper needs the right too */
+	if (!hwt_full_access(file) || !hwt_may_trace())
+		return -EPERM;
 	if (off & (BIT_ULL(HWT_MMAP_SHIFT) - 1))
 		return -EINVAL;
 	off >>= HWT_MMAP_SHIFT;
@@ -250,6 +304,7 @@ out:
 
 static const struct file_operations hwt_fops = {
 	.owner = THIS_MODULE,
+	.open = hwt_open,
 	.read = hwt_read,
 	.poll = hwt_poll,
 	.unlocked_ioctl = hwt_ioctl,
@@ -258,7 +313,10 @@ static const struct file_operations hwt_fops = {
 	.llseek = noop_llseek,
 };
 
-/* Root only by default (mode 0600); an admin may chmod the node. */
+/*
+ * Mode 0600 by default; a node opened up by chmod still admits only the
+ * callers hwt_open() lets in.
+ */
 static struct miscdevice hwt_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "hwtrace",

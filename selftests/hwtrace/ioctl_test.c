@@ -5,6 +5,8 @@
  */
 #include "hwt_test.h"
 #include <stdio.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
@@ -662,6 +664,112 @@ TEST(non_root_denied)
 			_exit(2);
 		_exit(hwt_open() < 0 && errno == EACCES ? 0 : 1);
 	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+#define NOBODY		65534
+#define INJECT_GID	"/sys/module/hwtrace/parameters/inject_gid"
+
+/* fn's exit code, run as uid/gid NOBODY without capabilities or groups. */
+static int as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 102;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 101;
+	return WEXITSTATUS(status);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(s, f) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+static int open_refused(void)
+{
+	int fd = hwt_open();
+
+	return fd < 0 && errno == EPERM ? 0 : 1;
+}
+
+/* Injection only: log and version, nothing else. */
+static int inject_only(void)
+{
+	struct hwt_version v;
+	char c;
+	int fd = hwt_open();
+
+	if (fd < 0)
+		return 10;
+	if (hwt_log(fd, HWT_EV_USER_EVENT_0, 0, 1))
+		return 11;
+	if (hwt_ioc(fd, HWT_IOC_GET_VERSION, (unsigned long)&v))
+		return 12;
+	if (hwt_ioc(fd, HWT_IOC_ENABLE, 0) != -EPERM ||
+	    hwt_ioc(fd, HWT_IOC_CHUNK_DELETE, 0) != -EPERM ||
+	    hwt_ioc(fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO) != -EPERM)
+		return 13;
+	if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED || errno != EPERM)
+		return 14;
+	if (read(fd, &c, 1) != -1 || errno != EPERM)
+		return 15;
+	return 0;
+}
+
+/*
+ * The node's mode is not the access model: opened up by chmod, it still
+ * admits only CAP_PERFMON/CAP_SYS_ADMIN, or injection to inject_gid.
+ */
+TEST(access_needs_capability)
+{
+	int chmod_ret, refused, injected, refused_again, reset;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to drop privileges");
+	ASSERT_EQ(0, access(INJECT_GID, W_OK));
+	chmod_ret = chmod(HWT_DEV, 0666);
+	refused = as_nobody(open_refused);
+	reset = write_str(INJECT_GID, "65534");
+	injected = reset ? 99 : as_nobody(inject_only);
+	reset = write_str(INJECT_GID, "-1");
+	refused_again = as_nobody(open_refused);
+	chmod(HWT_DEV, 0600);
+	ASSERT_EQ(0, chmod_ret);
+	EXPECT_EQ(0, refused);
+	EXPECT_EQ(0, injected);
+	EXPECT_EQ(0, reset);
+	EXPECT_EQ(0, refused_again);
+}
+
+/* Records carry initial-namespace pids: a tracer in another pid ns is refused. */
+TEST(other_pid_namespace_refused)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to unshare a pid namespace");
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(open_refused());
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
