@@ -76,6 +76,7 @@ static int hwt_get_version(struct hwt_version *v)
 	v->filter_mask = hwt_filter_mask;
 	v->names_lost = hwt_names_lost();
 	v->nr_probes = hwt_nr_probes();
+	v->nr_online_cpus = num_online_cpus();
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 
 #define HWT_ABI_MAJOR		1
-#define HWT_ABI_MINOR		0
+#define HWT_ABI_MINOR		1	/* 1: nr_online_cpus */
 
 /*
  * The record, exactly S.Ha.R.K.'s: four 32-bit words in host byte order,
@@ -321,7 +321,7 @@ struct hwt_version {
 	__u32 filter_mask;
 	__u64 names_lost;	/* name records dropped: read(2) too slow */
 	__u32 nr_probes;	/* valid indexes for HWT_IOC_PROBE_INFO */
-	__u32 reserved1;
+	__u32 nr_online_cpus;	/* online now (ABI 1.1; 0 before) */
 	__u64 reserved[2];
 };
 
