@@ -13,6 +13,7 @@
  * it is unreachable and synchronize_rcu() has waited out every writer (they
  * run with preemption disabled).
  */
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
@@ -116,6 +117,7 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 	struct hwt_chunk *c;
 	int id, cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->flags & ~HWT_CHUNK_USER_FLAGS || !mode_valid(arg->flags) ||
 	    arg->reserved[0] || arg->reserved[1])
 		return -EINVAL;
@@ -164,6 +166,7 @@ int hwt_chunk_delete(long id)
 	struct hwt_chunk *c;
 	int cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	ret = chunk_lookup(id, &c);
 	if (ret)
 		return ret;
@@ -195,6 +198,7 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 	int cpu, ret;
 	u32 changed;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->reserved)
 		return -EINVAL;
 	ret = chunk_lookup(arg->id, &c);
@@ -256,6 +260,7 @@ int hwt_chunk_select(long id)
 	struct hwt_chunk *c;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (id == HWT_NO_CHUNK) {
 		if (hwt_enabled)
 			return -EBUSY;
@@ -282,6 +287,7 @@ int hwt_chunk_link(const struct hwt_chunk_link *arg)
 	struct hwt_chunk *from, *to = NULL;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->reserved)
 		return -EINVAL;
 	ret = chunk_lookup(arg->from, &from);

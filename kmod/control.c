@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtrace control: enable/disable, family filters, the clock, control
- * records, and the slow path of a full ring (JTN jumps and loss counting).
+ * hwtrace control: tracing on and off on every CPU (start and stop records,
+ * CPUs coming online), which chunk each CPU writes to, family filters, and
+ * injection from userspace and other modules.
  */
+#include <linux/lockdep.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/export.h>
-#include <linux/irq_work.h>
 #include <linux/wait.h>
 #include <linux/smp.h>
 #include <linux/sched.h>
@@ -27,57 +28,13 @@ static DEFINE_PER_CPU(struct hwt_chunk *, hwt_pending);
 static enum cpuhp_state hwt_online_state;
 u16 hwt_filter_mask;		/* bit n set: family n is not logged */
 bool hwt_enabled;		/* written under hwt_lock */
-DEFINE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 
-DECLARE_WAIT_QUEUE_HEAD(hwt_wait);
-
-static void wake_consumers(struct irq_work *work)
-{
-	wake_up_all(&hwt_wait);
-}
-
-static struct irq_work hwt_wakeup_work = IRQ_WORK_INIT(wake_consumers);
-
-/* Module exit: no wakeup may still be queued (it would run module code). */
+/* Module exit: no CPU callback or wakeup may still run module code. */
 void hwt_control_exit(void)
 {
 	if (hwt_online_state > 0)
 		cpuhp_remove_state_nocalls(hwt_online_state);
-	irq_work_sync(&hwt_wakeup_work);
-}
-
-/* Any context, NMI included: the wakeup itself runs from the irq_work. */
-void hwt_wakeup(void)
-{
-	irq_work_queue(&hwt_wakeup_work);
-}
-
-/*
- * poll() readiness: a ring at its watermark, names piling up, or tracing
- * off (the consumer drains what is left and stops).  Lockless, so that a
- * consumer never waits behind hwt_lock (held across big allocations and
- * grace periods) while its rings fill: a chunk is published with release
- * and freed only after a grace period (hwt_chunk_delete).
- */
-bool hwt_ready(void)
-{
-	bool ready = false;
-	int id, cpu;
-
-	if (!READ_ONCE(hwt_enabled) || hwt_names_ready())
-		return true;
-	rcu_read_lock();
-	for (id = 0; id < HWT_MAX_CHUNKS && !ready; id++) {
-		struct hwt_chunk *c = READ_ONCE(hwt_chunks[id]);
-
-		if (!c || HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC)
-			continue;
-		for_each_possible_cpu(cpu)
-			if (hwt_ring_fill(c, &c->rings[cpu]) >= c->rings[cpu].watermark)
-				ready = true;
-	}
-	rcu_read_unlock();
-	return ready;
+	hwt_wakeup_exit();
 }
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
@@ -118,71 +75,6 @@ void hwt_move_cpus(struct hwt_chunk *to)
 }
 
 /*
- * Write the lost total, if a loss is unreported, where ctl records go (the
- * emergency area).  Only for a writer no other record can follow unseen: a
- * CPU stopping or leaving the ring.
- */
-static void report_lost(const struct hwt_chunk *c, struct hwt_ring *r)
-{
-	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
-	unsigned long lost = local_read(&r->lost);
-
-	if (lost != r->lost_reported &&
-	    !hwt_ring_write(r, cyc, r->nr_slots, HWT_EV_LOST,
-			    HWT_LOST_PAR1(lost), (u32)lost))
-		r->lost_reported = lost;
-}
-
-void hwt_count_lost(struct hwt_ring *r)
-{
-	unsigned long lost;
-
-	local_inc(&r->lost);
-	/* a loss nested between the read and the store must not be undone */
-	do {
-		lost = local_read(&r->lost);
-		WRITE_ONCE(r->meta->lost, lost);
-	} while (lost != local_read(&r->lost));
-}
-
-/*
- * An event did not fit.  A JTN chunk with a link moves this CPU on to the
- * linked chunk, marks the jump with a next_chunk record in the emergency
- * area, and writes the event there (S.Ha.R.K. dropped it).  Anything else
- * counts it lost.  A chain is followed at most HWT_MAX_CHUNKS steps.
- */
-void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		   u16 par1, u32 par2, bool ctl)
-{
-	struct hwt_chunk *next;
-	int cpu = smp_processor_id();
-	int hops;
-	bool cyc;
-
-	for (hops = 0; hops < HWT_MAX_CHUNKS; hops++) {
-		next = READ_ONCE(c->link);
-		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
-			break;
-		/* only the writer that moves the CPU marks the jump */
-		if (this_cpu_cmpxchg(hwt_cur, c, next) == c) {
-			report_lost(c, r);
-			if (hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
-					   next->id, c->id))
-				hwt_count_lost(r);
-		}
-		c = this_cpu_read(hwt_cur);
-		if (!c)
-			break;	/* stopped meanwhile: the event is lost */
-		r = &c->rings[cpu];
-		cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
-		if (!hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
-				    code, par1, par2))
-			return;
-	}
-	hwt_count_lost(r);
-}
-
-/*
  * Start and stop run on each CPU in an IPI, with interrupts off, so that a
  * CPU's trace begins and ends at one instant: no probe event can slip in
  * between the chunk pointer and the start or stop records.
@@ -220,7 +112,7 @@ static void cpu_stop(void *unused)
 
 	if (!c)
 		return;
-	report_lost(c, &c->rings[smp_processor_id()]);
+	hwt_report_lost(c, &c->rings[smp_processor_id()]);
 	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
 	this_cpu_write(hwt_cur, NULL);
 }
@@ -233,6 +125,7 @@ int hwt_enable(void)
 {
 	int cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (hwt_enabled)
 		return -EBUSY;
 	if (!hwt_selected)
@@ -261,6 +154,7 @@ int hwt_enable(void)
 
 void hwt_disable(void)
 {
+	lockdep_assert_held(&hwt_lock);
 	if (!hwt_enabled)
 		return;
 	WRITE_ONCE(hwt_enabled, false);
@@ -286,6 +180,7 @@ int hwt_set_filter(const struct hwt_filter *arg)
 	u16 old = hwt_filter_mask, mask;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1 || arg->reserved)
 		return -EINVAL;
 	mask = old & ~BIT(arg->family);
@@ -303,41 +198,6 @@ int hwt_set_filter(const struct hwt_filter *arg)
 		return ret;
 	}
 	on_each_cpu(log_filter, (void *)arg, 1);
-	return 0;
-}
-
-u32 hwt_clock_kind(void)
-{
-	return static_branch_likely(&hwt_clock_is_cycles) ? HWT_CLOCK_TSC :
-							     HWT_CLOCK_MONO;
-}
-
-u64 hwt_clock_rate(void)
-{
-	return hwt_clock_kind() == HWT_CLOCK_TSC ? hwt_cycles_per_msec() :
-						   NSEC_PER_MSEC;
-}
-
-int hwt_set_clock(unsigned long clock)
-{
-	int id, cpu;
-
-	if (clock != HWT_CLOCK_TSC && clock != HWT_CLOCK_MONO)
-		return -EINVAL;
-	if (clock == HWT_CLOCK_TSC && !hwt_cycles_per_msec())
-		return -EOPNOTSUPP;
-	if (hwt_enabled)
-		return -EBUSY;
-	if (clock == HWT_CLOCK_TSC)
-		static_branch_enable(&hwt_clock_is_cycles);
-	else
-		static_branch_disable(&hwt_clock_is_cycles);
-	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
-		if (!hwt_chunks[id])
-			continue;
-		for_each_possible_cpu(cpu)
-			hwt_ring_set_clock(&hwt_chunks[id]->rings[cpu]);
-	}
 	return 0;
 }
 
@@ -375,14 +235,6 @@ int hwt_control_init(void)
 	return 0;
 }
 
-/* Default clock: the cycle counter when it is usable across CPUs. */
-int hwt_clock_init(void)
-{
-	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())
-		static_branch_disable(&hwt_clock_is_cycles);
-	return 0;
-}
-
 /* Userspace injection: ipoint and user families only, never control codes. */
 int hwt_log_user(const struct hwt_log *arg)
 {
@@ -397,6 +249,18 @@ int hwt_log_user(const struct hwt_log *arg)
 	return 0;
 }
 
+/**
+ * hwtrace_log() - write one record from another kernel module
+ * @code: event code, any family but control (0xF0..0xFF)
+ * @par1: first parameter, as the code defines it
+ * @par2: second parameter, as the code defines it
+ *
+ * Writes into this CPU's ring of the current chunk, unless tracing is off
+ * or the code's family is filtered.  Any context, NMI included; never
+ * sleeps.  A record that does not fit is counted lost.
+ *
+ * Return: -EINVAL for a control code, else 0 (also when nothing was written).
+ */
 int hwtrace_log(u16 code, u16 par1, u32 par2)
 {
 	if (HWT_IS_CONTROL(code))

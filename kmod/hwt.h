@@ -84,29 +84,37 @@ void hwt_ring_free(struct hwt_ring *r);
 u64 hwt_ring_fill(const struct hwt_chunk *c, const struct hwt_ring *r);
 void hwt_ring_set_clock(struct hwt_ring *r);
 
-/* control.c: enable/disable, filters, clock, control records */
+/* control.c: tracing on/off per CPU, chunk pointers, filters, injection */
 DECLARE_PER_CPU(struct hwt_chunk *, hwt_cur);
 extern u16 hwt_filter_mask;
 extern bool hwt_enabled;
-DECLARE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 int hwt_enable(void);
 void hwt_disable(void);
 int hwt_set_filter(const struct hwt_filter *arg);
+void hwt_move_cpus(struct hwt_chunk *to);
+bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
+int hwt_log_user(const struct hwt_log *arg);
+int hwt_control_init(void);
+void hwt_control_exit(void);
+
+/* clock.c: the timestamp clock */
+DECLARE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 int hwt_set_clock(unsigned long clock);
 int hwt_clock_init(void);
 u32 hwt_clock_kind(void);
 u64 hwt_clock_rate(void);
-void hwt_move_cpus(struct hwt_chunk *to);
-bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
-void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		   u16 par1, u32 par2, bool ctl);
+
+/* overflow.c: the slow path of a write that did not fit */
+void hwt_ring_overflow(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+		       u16 par1, u32 par2, bool ctl);
 void hwt_count_lost(struct hwt_ring *r);
-int hwt_log_user(const struct hwt_log *arg);
-void hwt_wakeup(void);
-int hwt_control_init(void);
-void hwt_control_exit(void);
-bool hwt_ready(void);
+void hwt_report_lost(const struct hwt_chunk *c, struct hwt_ring *r);
+
+/* wakeup.c: poll() readiness and consumer wakeups */
 extern struct wait_queue_head hwt_wait;
+void hwt_wakeup(void);
+void hwt_wakeup_exit(void);
+bool hwt_ready(void);
 
 /* probes.c: tracepoints -> hwt_record() */
 int hwt_probes_init(void);

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/lockdep.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kprobes.h>
@@ -445,6 +446,7 @@ int hwt_probes_sync(void)
 	unsigned int i;
 	int ret, err = 0;
 
+	lockdep_assert_held(&hwt_lock);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		struct hwt_probe *p = &probes[i];
 

@@ -2,7 +2,7 @@
 /*
  * hwt_record(): what every probe calls.  Inline, because it is the fast path:
  * one filter test, this CPU's current chunk, one ring write.  Everything rare
- * (a full ring, a loss to report) is out of line in control.c.
+ * (a full ring, a loss to report) is out of line in overflow.c.
  */
 #ifndef _HWT_RECORD_H
 #define _HWT_RECORD_H
@@ -48,7 +48,7 @@ static __always_inline void __hwt_record(u16 code, u16 par1, u32 par2, bool ctl)
 				   code, par1, par2)))
 		goto out;
 full:
-	hwt_ring_full(c, r, code, par1, par2, ctl);
+	hwt_ring_overflow(c, r, code, par1, par2, ctl);
 out:
 	preempt_enable_notrace();
 }
