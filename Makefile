@@ -55,6 +55,12 @@ check-vm-smp4: vm-payload
 		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
+# Each CPU's ring on its NUMA node: a guest of 2 nodes with a CPU each.
+check-vm-numa: vm-payload
+	bash scripts/vm/run.sh --smp 2 --numa 2 --mem 1024 --timeout 900 \
+		--append hwt.tests=ioctl_test \
+		--log $(BUILD)/vm-numa.log -i $(BUILD)/vm.cpio.gz
+
 # The whole suite again on Debian 12's newest kernel series (6.12).
 check-vm-newer: vm-payload
 	bash scripts/vm/newer-kernel.sh --smp 2 --mem 1024 --timeout 1500 \
@@ -123,7 +129,7 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
-	check-vm-smp2 check-vm-smp4 check-vm-newer lint bench bench-payload demo clean
+	check-vm-smp2 check-vm-smp4 check-vm-numa check-vm-newer lint bench bench-payload demo clean
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

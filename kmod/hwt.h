@@ -31,8 +31,8 @@
  * such nesting without a LOCK prefix.  Other CPUs (ioctls) only read them.
  */
 struct hwt_ring {
-	struct hwt_ring_meta *meta;	/* vmalloc_user page, mapped by userspace */
-	struct hwt_event *data;		/* vmalloc_user, nr_slots records */
+	struct hwt_ring_meta *meta;	/* one page on the CPU's node, user-mappable */
+	struct hwt_event *data;		/* nr_slots records, the same */
 	u32 nr_slots;			/* capacity, emergency area included */
 	u32 normal_slots;		/* capacity for ordinary events */
 	u32 watermark;			/* fill that wakes poll(): normal / 4 */

@@ -3,10 +3,42 @@
  * hwtrace rings: allocation, the meta page, and fill as the ioctls see it.
  * The write path itself is inline in ring.h.
  */
+#include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
 #include <linux/vmalloc.h>
 #include "hwt.h"
 #include "ring.h"
+
+/*
+ * Zeroed pages on the writing CPU's NUMA node, in one vmalloc area that
+ * userspace may map (VM_USERMAP, what vmalloc_user() gives, which has no
+ * node variant for modules).  vfree() puts the pages and the array.
+ */
+static void *ring_alloc(u64 size, int node)
+{
+	unsigned long i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *addr;
+
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!pages[i])
+			goto fail;
+	}
+	addr = vmap(pages, n, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES, PAGE_KERNEL);
+	if (addr)
+		return addr;
+fail:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
+}
 
 int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu)
 {
@@ -24,9 +56,9 @@ int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu)
 	local_set(&r->overwritten, 0);
 	r->lost_reported = 0;
 
-	/* vmalloc_user() zeroes: nothing stale ever reaches userspace */
-	r->meta = vmalloc_user(PAGE_SIZE);
-	r->data = vmalloc_user(r->data_size);
+	/* zeroed: nothing stale ever reaches userspace */
+	r->meta = ring_alloc(PAGE_SIZE, cpu_to_node(cpu));
+	r->data = ring_alloc(r->data_size, cpu_to_node(cpu));
 	if (!r->meta || !r->data) {
 		hwt_ring_free(r);
 		return -ENOMEM;

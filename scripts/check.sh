@@ -104,6 +104,7 @@ check_suite tools make -C tools/hwtrace check
 step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
+tap_suite vm-numa make check-vm-numa KDIR="$kdir"
 tap_suite vm-6.12 make check-vm-newer KDIR="$kdir"
 tap_suite demo bash scripts/check-demo.sh
 

@@ -615,6 +615,74 @@ TEST_F(dev, mmap_shared_only)
 	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
 }
 
+/* The NUMA node of a CPU, from sysfs; -1 if it names none. */
+static int cpu_node(int cpu)
+{
+	char path[64];
+
+	for (int n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, n);
+		if (!access(path, F_OK))
+			return n;
+	}
+	return -1;
+}
+
+/*
+ * Each CPU's ring is on that CPU's NUMA node: /proc/vmallocinfo lists a
+ * ring's pages per node (N<node>=<pages>).  Meaningful on a guest with
+ * several nodes (make check-vm-numa); trivially true on one.
+ */
+TEST_F(dev, rings_on_cpu_node)
+{
+	int want[64] = { 0 }, got[64] = { 0 }, ncpu, id, rings = 0;
+	const unsigned int pages = 37;	/* a size no other area has */
+	char line[512];
+	FILE *f;
+
+	ncpu = hwt_nr_cpus(self->fd);
+	ASSERT_LT(0, ncpu);
+	id = hwt_create(self->fd, pages * PAGE - 4 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	for (int c = 0; c < ncpu; c++) {
+		int n = cpu_node(c);
+
+		if (n < 0)
+			SKIP(return, "CPU %d has no node in sysfs (not present)", c);
+		want[n]++;
+	}
+	f = fopen("/proc/vmallocinfo", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char tag[16];
+		int node = -1;
+
+		snprintf(tag, sizeof(tag), " pages=%u ", pages);
+		if (!strstr(line, "[hwtrace]") || !strstr(line, tag))
+			continue;
+		rings++;
+		/* all pages on one node */
+		for (int n = 0; n < 64; n++) {
+			char count[24];
+
+			snprintf(count, sizeof(count), " N%d=", n);
+			if (!strstr(line, count))
+				continue;
+			EXPECT_EQ(-1, node) TH_LOG("pages on two nodes: %s", line);
+			snprintf(count, sizeof(count), " N%d=%u", n, pages);
+			EXPECT_NE(NULL, strstr(line, count)) TH_LOG("%s", line);
+			node = n;
+		}
+		ASSERT_LE(0, node) TH_LOG("no node counts: %s", line);
+		got[node]++;
+	}
+	fclose(f);
+	EXPECT_EQ(ncpu, rings);
+	for (int n = 0; n < 64; n++) {
+		EXPECT_EQ(want[n], got[n]) TH_LOG("node %d", n);
+	}
+}
+
 /* The consumer position is userspace's: garbage there must not hurt. */
 TEST_F(dev, garbage_tail)
 {
