@@ -47,7 +47,7 @@ static bool chunk_linked_to(const struct hwt_chunk *c)
 	int i;
 
 	for (i = 0; i < HWT_MAX_CHUNKS; i++)
-		if (hwt_chunks[i] && hwt_chunks[i]->link == c)
+		if (hwt_chunks[i] && rcu_access_pointer(hwt_chunks[i]->link) == c)
 			return true;
 	return false;
 }
@@ -63,7 +63,7 @@ static bool chunk_full(const struct hwt_chunk *c, int cpu)
 
 	if (HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC)
 		return false;
-	fill = hwt_ring_fill(c, r);
+	fill = hwt_ring_fill(r, false);
 	return fill >= r->normal_slots ||
 	       (fill + 1 >= r->normal_slots &&
 		local_read(&r->lost) != READ_ONCE(r->lost_reported));
@@ -149,7 +149,8 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 	c->mem = mem;
 	hwt_used_memory += mem;
 	for_each_possible_cpu(cpu) {
-		ret = hwt_ring_init(&c->rings[cpu], c, cpu);
+		ret = hwt_ring_init(&c->rings[cpu], c->normal_size, c->emergency_size,
+				    c->id, c->flags, cpu);
 		if (ret) {
 			chunk_free(c);
 			return ret;
@@ -304,7 +305,7 @@ int hwt_chunk_link(const struct hwt_chunk_link *arg)
 		WRITE_ONCE(to->flags, to->flags & ~HWT_CHUNK_FREE);
 	}
 	/* an old target stays in use: its data is the chain's */
-	WRITE_ONCE(from->link, to);
+	rcu_assign_pointer(from->link, to);
 	return 0;
 }
 
@@ -325,7 +326,10 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 		       struct hwt_chunk_stat *st)
 {
 	const struct hwt_ring *r = &c->rings[cpu];
+	const struct hwt_chunk *link;
 
+	lockdep_assert_held(&hwt_lock);
+	link = rcu_dereference_protected(c->link, lockdep_is_held(&hwt_lock));
 	memset(st, 0, sizeof(*st));
 	st->id = c->id;
 	st->cpu = cpu;
@@ -334,10 +338,10 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 		st->flags |= HWT_CHUNK_BUSY;
 	if (chunk_full(c, cpu))
 		st->flags |= HWT_CHUNK_FULL;
-	st->link = c->link ? c->link->id : HWT_NO_CHUNK;
+	st->link = link ? link->id : HWT_NO_CHUNK;
 	st->normal_size = c->normal_size;
 	st->emergency_size = c->emergency_size;
-	st->fill = hwt_ring_fill(c, r);
+	st->fill = hwt_ring_fill(r, HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC);
 	st->written = local_read(&r->written);
 	st->lost = local_read(&r->lost);
 	st->overwritten = local_read(&r->overwritten);

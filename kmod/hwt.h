@@ -50,7 +50,7 @@ struct hwt_ring {
 struct hwt_chunk {
 	int id;
 	u32 flags;			/* HWT_CHUNK_USER_FLAGS, under hwt_lock */
-	struct hwt_chunk *link;		/* JTN target; writers read it locklessly */
+	struct hwt_chunk __rcu *link;	/* JTN target; writers follow it under RCU-sched */
 	u64 normal_size;
 	u64 emergency_size;
 	u64 mem;			/* bytes charged against max_memory */
@@ -79,9 +79,10 @@ struct hwt_chunk *hwt_chunk_get(long id);
 void hwt_chunk_free_all(void);
 
 /* ring.c */
-int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu);
+int hwt_ring_init(struct hwt_ring *r, u64 normal_size, u64 emergency_size,
+		  u32 chunk, u32 flags, int cpu);
 void hwt_ring_free(struct hwt_ring *r);
-u64 hwt_ring_fill(const struct hwt_chunk *c, const struct hwt_ring *r);
+u64 hwt_ring_fill(const struct hwt_ring *r, bool cyc);
 void hwt_ring_set_clock(struct hwt_ring *r);
 
 /* control.c: tracing on/off per CPU, chunk pointers, filters, injection */

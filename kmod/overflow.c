@@ -5,6 +5,7 @@
  * are reported in-band.
  */
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include "hwt.h"
 #include "ring.h"
@@ -52,7 +53,7 @@ void hwt_ring_overflow(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
 	bool cyc;
 
 	for (hops = 0; hops < HWT_MAX_CHUNKS; hops++) {
-		next = READ_ONCE(c->link);
+		next = rcu_dereference_sched(c->link);
 		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
 			break;
 		/* only the writer that moves the CPU marks the jump */
