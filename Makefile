@@ -71,6 +71,11 @@ check-vm-persist-newer: vm-payload
 	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 300 \
 		--append 'memmap=4M$$0x20000000 reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist-newer.log
+# Each CPU's ring on its NUMA node: a guest of 2 nodes with a CPU each.
+check-vm-numa: vm-payload
+	bash scripts/vm/run.sh --smp 2 --numa 2 --mem 1024 --timeout 900 \
+		--append hwt.tests=ioctl_test \
+		--log $(BUILD)/vm-numa.log -i $(BUILD)/vm.cpio.gz
 
 # The whole suite again on Debian 12's newest kernel series (6.12).
 check-vm-newer: vm-payload
@@ -170,7 +175,7 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
-	check-vm-smp2 check-vm-smp4 check-vm-newer check-vm-persist check-vm-persist-newer \
+	check-vm-smp2 check-vm-smp4 check-vm-numa check-vm-newer check-vm-persist check-vm-persist-newer \
 	lint bench bench-host bench-payload demo clean dkms-install dkms-uninstall check-packages
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,

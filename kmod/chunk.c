@@ -13,9 +13,11 @@
  * it is unreachable and synchronize_rcu() has waited out every writer (they
  * run with preemption disabled).
  */
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
@@ -45,14 +47,38 @@ static bool chunk_linked_to(const struct hwt_chunk *c)
 	int i;
 
 	for (i = 0; i < HWT_MAX_CHUNKS; i++)
-		if (hwt_chunks[i] && hwt_chunks[i]->link == c)
+		if (hwt_chunks[i] && rcu_access_pointer(hwt_chunks[i]->link) == c)
 			return true;
 	return false;
 }
 
+/*
+ * FULL: a STOP or JTN ring refuses events now (no room for one, or for a
+ * pending lost report and one).  A consumer that drains it clears it.
+ */
 static bool chunk_full(const struct hwt_chunk *c, int cpu)
 {
-	return READ_ONCE(c->rings[cpu].full);
+	const struct hwt_ring *r = &c->rings[cpu];
+	u64 fill;
+
+	if (HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC)
+		return false;
+	fill = hwt_ring_fill(r, false);
+	return fill >= r->normal_slots ||
+	       (fill + 1 >= r->normal_slots &&
+		local_read(&r->lost) != READ_ONCE(r->lost_reported));
+}
+
+/* A ring's accounting follows its mode from the first record on. */
+static bool chunk_written(const struct hwt_chunk *c)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (local_read(&c->rings[cpu].written) ||
+		    local_read(&c->rings[cpu].lost))
+			return true;
+	return false;
 }
 
 /* Flags as userspace sees them: stored flags plus BUSY and FULL. */
@@ -91,6 +117,7 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 	struct hwt_chunk *c;
 	int id, cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->flags & ~HWT_CHUNK_USER_FLAGS || !mode_valid(arg->flags) ||
 	    arg->reserved[0] || arg->reserved[1])
 		return -EINVAL;
@@ -122,13 +149,15 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 	c->mem = mem;
 	hwt_used_memory += mem;
 	for_each_possible_cpu(cpu) {
-		ret = hwt_ring_init(&c->rings[cpu], c, cpu);
+		ret = hwt_ring_init(&c->rings[cpu], c->normal_size, c->emergency_size,
+				    c->id, c->flags, cpu);
 		if (ret) {
 			chunk_free(c);
 			return ret;
 		}
 	}
-	hwt_chunks[id] = c;
+	/* poll() finds chunks without hwt_lock: rings first, then the chunk */
+	smp_store_release(&hwt_chunks[id], c);
 	arg->id = id;
 	return 0;
 }
@@ -138,6 +167,7 @@ int hwt_chunk_delete(long id)
 	struct hwt_chunk *c;
 	int cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	ret = chunk_lookup(id, &c);
 	if (ret)
 		return ret;
@@ -151,8 +181,8 @@ int hwt_chunk_delete(long id)
 	 * may still have read an old link to it; wait for such writers, then
 	 * make sure none of them moved a CPU here.
 	 */
-	hwt_chunks[id] = NULL;
-	synchronize_rcu();
+	WRITE_ONCE(hwt_chunks[id], NULL);
+	synchronize_rcu();	/* and poll() readers (hwt_ready) */
 	for_each_possible_cpu(cpu) {
 		if (hwt_chunk_busy(c, cpu)) {
 			hwt_chunks[id] = c;
@@ -169,6 +199,7 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 	int cpu, ret;
 	u32 changed;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->reserved)
 		return -EINVAL;
 	ret = chunk_lookup(arg->id, &c);
@@ -184,6 +215,9 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 		 * CPU may jump in (selected, or a link target while tracing).
 		 */
 		if (hwt_enabled && (c == hwt_selected || chunk_linked_to(c)))
+			return -EBUSY;
+		/* STOP and CYC count differently: no ring may mix the two */
+		if (chunk_written(c))
 			return -EBUSY;
 		for_each_possible_cpu(cpu)
 			if (hwt_chunk_busy(c, cpu))
@@ -227,6 +261,7 @@ int hwt_chunk_select(long id)
 	struct hwt_chunk *c;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (id == HWT_NO_CHUNK) {
 		if (hwt_enabled)
 			return -EBUSY;
@@ -240,8 +275,11 @@ int hwt_chunk_select(long id)
 		return -EBUSY;
 	WRITE_ONCE(c->flags, c->flags & ~HWT_CHUNK_FREE);
 	hwt_selected = c;
-	if (hwt_enabled)
+	if (hwt_enabled) {
+		cpus_read_lock();
 		hwt_move_cpus(c);
+		cpus_read_unlock();
+	}
 	return 0;
 }
 
@@ -250,6 +288,7 @@ int hwt_chunk_link(const struct hwt_chunk_link *arg)
 	struct hwt_chunk *from, *to = NULL;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->reserved)
 		return -EINVAL;
 	ret = chunk_lookup(arg->from, &from);
@@ -266,7 +305,7 @@ int hwt_chunk_link(const struct hwt_chunk_link *arg)
 		WRITE_ONCE(to->flags, to->flags & ~HWT_CHUNK_FREE);
 	}
 	/* an old target stays in use: its data is the chain's */
-	WRITE_ONCE(from->link, to);
+	rcu_assign_pointer(from->link, to);
 	return 0;
 }
 
@@ -287,7 +326,10 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 		       struct hwt_chunk_stat *st)
 {
 	const struct hwt_ring *r = &c->rings[cpu];
+	const struct hwt_chunk *link;
 
+	lockdep_assert_held(&hwt_lock);
+	link = rcu_dereference_protected(c->link, lockdep_is_held(&hwt_lock));
 	memset(st, 0, sizeof(*st));
 	st->id = c->id;
 	st->cpu = cpu;
@@ -296,10 +338,10 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 		st->flags |= HWT_CHUNK_BUSY;
 	if (chunk_full(c, cpu))
 		st->flags |= HWT_CHUNK_FULL;
-	st->link = c->link ? c->link->id : HWT_NO_CHUNK;
+	st->link = link ? link->id : HWT_NO_CHUNK;
 	st->normal_size = c->normal_size;
 	st->emergency_size = c->emergency_size;
-	st->fill = hwt_ring_fill(c, r);
+	st->fill = hwt_ring_fill(r, HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC);
 	st->written = local_read(&r->written);
 	st->lost = local_read(&r->lost);
 	st->overwritten = local_read(&r->overwritten);

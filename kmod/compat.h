@@ -81,7 +81,8 @@ static inline u64 hwt_cycles_per_msec(void)
 
 /*
  * Tracepoint prototypes.  A probe must match its tracepoint exactly (kCFI
- * checks it); Kbuild detects the variants from the kernel's headers.
+ * checks it); Kbuild detects the variants from the kernel's headers, and
+ * probes.c checks every probe against its tracepoint's type at build time.
  */
 
 /* sched_switch gained prev_state in 5.18; before, read it from the task. */
@@ -107,6 +108,15 @@ static inline u64 hwt_cycles_per_msec(void)
 /* reserve_mem=SIZE:ALIGN:NAME and its lookup came in 6.11. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define HWT_HAVE_RESERVE_MEM	1
+#endif
+
+/* timer_start passes bucket_expiry instead of expires and flags in 6.12. */
+#ifdef HWT_TIMER_START_HAS_BUCKET_EXPIRY
+#define HWT_TIMER_START_PROTO	void *data, struct timer_list *timer, \
+				unsigned long bucket_expiry
+#else
+#define HWT_TIMER_START_PROTO	void *data, struct timer_list *timer, \
+				unsigned long expires, unsigned int flags
 #endif
 
 #endif /* _HWT_COMPAT_H */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtrace control: enable/disable, family filters, the clock, control
- * records, and the slow path of a full ring (JTN jumps and loss counting).
+ * hwtrace control: tracing on and off on every CPU (start and stop records,
+ * CPUs coming online), which chunk each CPU writes to, family filters, and
+ * injection from userspace and other modules.
  */
+#include <linux/lockdep.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/export.h>
-#include <linux/irq_work.h>
 #include <linux/wait.h>
 #include <linux/smp.h>
 #include <linux/sched.h>
@@ -17,123 +18,60 @@
 
 /* The chunk each CPU writes to; NULL while tracing is disabled. */
 DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
-/* This CPU wrote its start records since the last enable. */
-static DEFINE_PER_CPU(bool, hwt_started);
+/*
+ * The chunk a CPU that was offline at enable starts in when it comes
+ * online; its hwt_cur stays NULL until then, so that nothing it does on the
+ * way up is recorded before its start records.  Written under
+ * cpus_read_lock(), read by the CPU's own hotplug callback.
+ */
+static DEFINE_PER_CPU(struct hwt_chunk *, hwt_pending);
 static enum cpuhp_state hwt_online_state;
 u16 hwt_filter_mask;		/* bit n set: family n is not logged */
 bool hwt_enabled;		/* written under hwt_lock */
-DEFINE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 
-DECLARE_WAIT_QUEUE_HEAD(hwt_wait);
-
-static void wake_consumers(struct irq_work *work)
-{
-	wake_up_all(&hwt_wait);
-}
-
-static struct irq_work hwt_wakeup_work = IRQ_WORK_INIT(wake_consumers);
-
-/* Module exit: no wakeup may still be queued (it would run module code). */
+/* Module exit: no CPU callback or wakeup may still run module code. */
 void hwt_control_exit(void)
 {
 	if (hwt_online_state > 0)
 		cpuhp_remove_state_nocalls(hwt_online_state);
-	irq_work_sync(&hwt_wakeup_work);
-}
-
-/* Any context, NMI included: the wakeup itself runs from the irq_work. */
-void hwt_wakeup(void)
-{
-	irq_work_queue(&hwt_wakeup_work);
-}
-
-/*
- * poll() readiness: a ring at its watermark, names piling up, or tracing
- * off (the consumer drains what is left and stops).
- */
-bool hwt_ready(void)
-{
-	int id, cpu;
-
-	if (!READ_ONCE(hwt_enabled) || hwt_names_ready())
-		return true;
-	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
-		struct hwt_chunk *c = hwt_chunks[id];
-
-		if (!c)
-			continue;
-		for_each_possible_cpu(cpu)
-			if (hwt_ring_fill(c, &c->rings[cpu]) >= c->rings[cpu].watermark &&
-			    HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_CYC)
-				return true;
-	}
-	return false;
+	hwt_wakeup_exit();
 }
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 {
-	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c;
+	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c ||
+	       READ_ONCE(per_cpu(hwt_pending, cpu)) == c;
+}
+
+static void move_cpu(void *to)
+{
+	this_cpu_write(hwt_cur, to);
 }
 
 /*
- * Point every CPU at a chunk.  A CPU in a JTN jump races us with
- * this_cpu_cmpxchg() and loses: its cmpxchg sees our value and it retries.
+ * Point every CPU at a chunk.  An online CPU moves itself, in an IPI: its
+ * JTN jumps use this_cpu_cmpxchg(), atomic only against its own interrupts
+ * (no LOCK prefix on x86), so a store from another CPU could be undone by a
+ * jump in flight.  A jump is now wholly before the IPI (and overridden) or
+ * after it (its cmpxchg fails and it follows the new chunk).  Offline CPUs
+ * write nothing: they are set directly, and hotplug waits for us.
  */
 void hwt_move_cpus(struct hwt_chunk *to)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
-}
-
-static void count_lost(struct hwt_ring *r)
-{
-	unsigned long lost;
-
-	local_inc(&r->lost);
-	/* a loss nested between the read and the store must not be undone */
-	do {
-		lost = local_read(&r->lost);
-		WRITE_ONCE(r->meta->lost, lost);
-	} while (lost != local_read(&r->lost));
-	WRITE_ONCE(r->full, true);
-}
-
-/*
- * An event did not fit.  A JTN chunk with a link moves this CPU on to the
- * linked chunk, marks the jump with a next_chunk record in the emergency
- * area, and writes the event there (S.Ha.R.K. dropped it).  Anything else
- * counts it lost.  A chain is followed at most HWT_MAX_CHUNKS steps.
- */
-void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		   u16 par1, u32 par2, bool ctl)
-{
-	struct hwt_chunk *next;
-	int cpu = smp_processor_id();
-	int hops;
-	bool cyc;
-
-	for (hops = 0; hops < HWT_MAX_CHUNKS; hops++) {
-		next = READ_ONCE(c->link);
-		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
-			break;
-		WRITE_ONCE(r->full, true);
-		/* only the writer that moves the CPU marks the jump */
-		if (this_cpu_cmpxchg(hwt_cur, c, next) == c &&
-		    hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
-				   next->id, c->id))
-			count_lost(r);
-		c = this_cpu_read(hwt_cur);
-		if (!c)
-			return;
-		r = &c->rings[cpu];
-		cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
-		if (!hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
-				    code, par1, par2))
-			return;
+	/* and cpus_read_lock() (lockdep_assert_cpus_held() is not exported) */
+	lockdep_assert_held(&hwt_lock);
+	on_each_cpu(move_cpu, to, 1);
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		/* not started yet: it starts in the new chunk */
+		if (per_cpu(hwt_pending, cpu) || !to)
+			per_cpu(hwt_pending, cpu) = to;
+		if (!per_cpu(hwt_pending, cpu))
+			WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
 	}
-	count_lost(r);
 }
 
 /*
@@ -141,31 +79,40 @@ void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
  * CPU's trace begins and ends at one instant: no probe event can slip in
  * between the chunk pointer and the start or stop records.
  */
+static void start_record(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+			 u16 par1, u32 par2)
+{
+	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
+
+	if (hwt_ring_write(r, cyc, r->nr_slots, code, par1, par2))
+		hwt_count_lost(r);
+}
+
+/*
+ * The start records go into the ring before the CPU points at it: an NMI
+ * (which interrupts-off does not keep out) meanwhile records nothing,
+ * rather than something before the start.
+ */
 static void cpu_start(void *chunk)
 {
-	this_cpu_write(hwt_cur, chunk);
-	this_cpu_write(hwt_started, true);
-	__hwt_record(HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
-		     (u32)hwt_clock_rate(), true);
-	__hwt_record(HWT_EV_TRACE_START, 0, 0, true);
+	struct hwt_chunk *c = chunk;
+	struct hwt_ring *r = &c->rings[smp_processor_id()];
+
+	start_record(c, r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
+		     (u32)hwt_clock_rate());
+	start_record(c, r, HWT_EV_TRACE_START, 0, 0);
 	/* who runs here now: the first switch on this CPU switches it out */
-	__hwt_record(HWT_EV_ID, smp_processor_id(), task_pid_nr(current), true);
+	start_record(c, r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
+	this_cpu_write(hwt_cur, c);
 }
 
 static void cpu_stop(void *unused)
 {
 	struct hwt_chunk *c = this_cpu_read(hwt_cur);
-	struct hwt_ring *r;
-	unsigned long lost;
 
 	if (!c)
 		return;
-	r = &c->rings[smp_processor_id()];
-	lost = local_read(&r->lost);
-	if (lost != r->lost_reported) {
-		__hwt_record(HWT_EV_LOST, 0, (u32)lost, true);
-		r->lost_reported = lost;
-	}
+	hwt_report_lost(c, &c->rings[smp_processor_id()]);
 	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
 	this_cpu_write(hwt_cur, NULL);
 }
@@ -178,14 +125,15 @@ int hwt_enable(void)
 {
 	int cpu, ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (hwt_enabled)
 		return -EBUSY;
 	if (!hwt_selected)
 		return -EINVAL;
-	hwt_enabled = true;
+	WRITE_ONCE(hwt_enabled, true);
 	ret = hwt_probes_sync();
 	if (ret) {
-		hwt_enabled = false;
+		WRITE_ONCE(hwt_enabled, false);
 		hwt_probes_sync();
 		return ret;
 	}
@@ -196,22 +144,20 @@ int hwt_enable(void)
 	hwt_names_snapshot();
 	/* no CPU comes or goes until each one has started or is set to */
 	cpus_read_lock();
-	for_each_possible_cpu(cpu)
-		per_cpu(hwt_started, cpu) = false;
 	on_each_cpu(cpu_start, hwt_selected, 1);
 	/* offline CPUs start when they come back (hwt_cpu_online) */
 	for_each_possible_cpu(cpu)
-		if (!READ_ONCE(per_cpu(hwt_cur, cpu)))
-			WRITE_ONCE(per_cpu(hwt_cur, cpu), hwt_selected);
+		per_cpu(hwt_pending, cpu) = cpu_online(cpu) ? NULL : hwt_selected;
 	cpus_read_unlock();
 	return 0;
 }
 
 void hwt_disable(void)
 {
+	lockdep_assert_held(&hwt_lock);
 	if (!hwt_enabled)
 		return;
-	hwt_enabled = false;
+	WRITE_ONCE(hwt_enabled, false);
 	cpus_read_lock();
 	on_each_cpu(cpu_stop, NULL, 1);
 	hwt_move_cpus(NULL);
@@ -234,6 +180,7 @@ int hwt_set_filter(const struct hwt_filter *arg)
 	u16 old = hwt_filter_mask, mask;
 	int ret;
 
+	lockdep_assert_held(&hwt_lock);
 	if (arg->family >= HWT_NR_FAMILIES || arg->status > 1 || arg->reserved)
 		return -EINVAL;
 	mask = old & ~BIT(arg->family);
@@ -254,47 +201,13 @@ int hwt_set_filter(const struct hwt_filter *arg)
 	return 0;
 }
 
-u32 hwt_clock_kind(void)
-{
-	return static_branch_likely(&hwt_clock_is_cycles) ? HWT_CLOCK_TSC :
-							     HWT_CLOCK_MONO;
-}
-
-u64 hwt_clock_rate(void)
-{
-	return hwt_clock_kind() == HWT_CLOCK_TSC ? hwt_cycles_per_msec() :
-						   NSEC_PER_MSEC;
-}
-
-int hwt_set_clock(unsigned long clock)
-{
-	int id, cpu;
-
-	if (clock != HWT_CLOCK_TSC && clock != HWT_CLOCK_MONO)
-		return -EINVAL;
-	if (clock == HWT_CLOCK_TSC && !hwt_cycles_per_msec())
-		return -EOPNOTSUPP;
-	if (hwt_enabled)
-		return -EBUSY;
-	if (clock == HWT_CLOCK_TSC)
-		static_branch_enable(&hwt_clock_is_cycles);
-	else
-		static_branch_disable(&hwt_clock_is_cycles);
-	for (id = 0; id < HWT_MAX_CHUNKS; id++) {
-		if (!hwt_chunks[id])
-			continue;
-		for_each_possible_cpu(cpu)
-			hwt_ring_set_clock(&hwt_chunks[id]->rings[cpu]);
-	}
-	return 0;
-}
-
-/* Default clock: the cycle counter when it is usable across CPUs. */
 /*
- * A CPU that was offline at enable comes online: it writes its start records
- * before anything else, as if it had been there.  Runs on that CPU (an AP
- * state), with interrupts off so that it is one instant as in an IPI; a
- * disable meanwhile finds the start done or leaves hwt_cur NULL.
+ * A CPU that was offline at enable comes online: it points itself at its
+ * chunk and writes its start records first, with interrupts off so that it
+ * is one instant as in an IPI.  Until then its hwt_cur is NULL: what it does
+ * on the way up is not traced (modules get no STARTING-phase state, so this
+ * runs in the AP online states, on the CPU).  Enable, disable and select
+ * hold cpus_read_lock(): none runs meanwhile.
  */
 static int hwt_cpu_online(unsigned int cpu)
 {
@@ -302,9 +215,11 @@ static int hwt_cpu_online(unsigned int cpu)
 	struct hwt_chunk *c;
 
 	local_irq_save(flags);
-	c = this_cpu_read(hwt_cur);
-	if (c && !this_cpu_read(hwt_started) && smp_processor_id() == cpu)
+	c = this_cpu_read(hwt_pending);
+	if (c && smp_processor_id() == cpu) {
+		this_cpu_write(hwt_pending, NULL);
 		cpu_start(c);
+	}
 	local_irq_restore(flags);
 	return 0;
 }
@@ -317,13 +232,6 @@ int hwt_control_init(void)
 	if (ret < 0)
 		return ret;
 	hwt_online_state = ret;
-	return 0;
-}
-
-int hwt_clock_init(void)
-{
-	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())
-		static_branch_disable(&hwt_clock_is_cycles);
 	return 0;
 }
 
@@ -341,6 +249,18 @@ int hwt_log_user(const struct hwt_log *arg)
 	return 0;
 }
 
+/**
+ * hwtrace_log() - write one record from another kernel module
+ * @code: event code, any family but control (0xF0..0xFF)
+ * @par1: first parameter, as the code defines it
+ * @par2: second parameter, as the code defines it
+ *
+ * Writes into this CPU's ring of the current chunk, unless tracing is off
+ * or the code's family is filtered.  Any context, NMI included; never
+ * sleeps.  A record that does not fit is counted lost.
+ *
+ * Return: -EINVAL for a control code, else 0 (also when nothing was written).
+ */
 int hwtrace_log(u16 code, u16 par1, u32 par2)
 {
 	if (HWT_IS_CONTROL(code))

@@ -8,11 +8,57 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/pid_namespace.h>
 #include <linux/poll.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "hwt.h"
 #include "compat.h"
+
+/*
+ * Access.  The tracer sees every task's scheduling, names and signals:
+ * state changes, rings and names need CAP_PERFMON (or CAP_SYS_ADMIN), in
+ * the initial pid namespace (records carry its pids), checked at open and
+ * again at mmap.  The admin may open injection (LOG_EVENT, GET_VERSION) to
+ * one group: inject_gid, with the node's group and mode set to match.
+ */
+static int inject_gid = -1;
+module_param(inject_gid, int, 0644);
+MODULE_PARM_DESC(inject_gid, "Group that may open /dev/hwtrace to inject events only (default -1: none)");
+
+#define HWT_FILE_INJECT_ONLY	((void *)1)
+
+static bool hwt_may_trace(void)
+{
+	return perfmon_capable() && task_active_pid_ns(current) == &init_pid_ns;
+}
+
+static bool hwt_may_inject(void)
+{
+	int gid = READ_ONCE(inject_gid);
+
+	return gid >= 0 && in_group_p(make_kgid(&init_user_ns, gid));
+}
+
+static int hwt_open(struct inode *inode, struct file *file)
+{
+	if (hwt_may_trace()) {
+		file->private_data = NULL;
+		return 0;
+	}
+	if (hwt_may_inject()) {
+		file->private_data = HWT_FILE_INJECT_ONLY;
+		return 0;
+	}
+	return -EPERM;
+}
+
+static bool hwt_full_access(const struct file *file)
+{
+	return file->private_data != HWT_FILE_INJECT_ONLY;
+}
 
 static int hwt_get_version(struct hwt_version *v)
 {
@@ -30,6 +76,7 @@ static int hwt_get_version(struct hwt_version *v)
 	v->filter_mask = hwt_filter_mask;
 	v->names_lost = hwt_names_lost();
 	v->nr_probes = hwt_nr_probes();
+	v->nr_online_cpus = num_online_cpus();
 	return 0;
 }
 
@@ -82,6 +129,36 @@ static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
 	}
 }
 
+/*
+ * The commands, each exactly as numbered (type, number, direction and
+ * argument size): anything else is -ENOTTY before its argument is touched.
+ */
+static bool hwt_ioctl_known(unsigned int cmd)
+{
+	switch (cmd) {
+	case HWT_IOC_GET_VERSION:
+	case HWT_IOC_ENABLE:
+	case HWT_IOC_DISABLE:
+	case HWT_IOC_CHUNK_CREATE:
+	case HWT_IOC_CHUNK_DELETE:
+	case HWT_IOC_SET_CHUNK_FLAGS:
+	case HWT_IOC_GET_CHUNK_FLAGS:
+	case HWT_IOC_CHUNK_SELECT:
+	case HWT_IOC_CHUNK_LINK:
+	case HWT_IOC_GET_FIRST_CHUNK:
+	case HWT_IOC_CHUNK_TABLE:
+	case HWT_IOC_SET_FILTER:
+	case HWT_IOC_GET_FILTER:
+	case HWT_IOC_LOG_EVENT:
+	case HWT_IOC_RING_INFO:
+	case HWT_IOC_SET_CLOCK:
+	case HWT_IOC_PROBE_INFO:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	union {
@@ -101,7 +178,12 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	unsigned int size = _IOC_SIZE(cmd);
 	long ret;
 
-	if (_IOC_TYPE(cmd) != HWT_IOC_MAGIC || size > sizeof(buf))
+	if (!hwt_ioctl_known(cmd))
+		return -ENOTTY;
+	if (!hwt_full_access(file) && cmd != HWT_IOC_LOG_EVENT &&
+	    cmd != HWT_IOC_GET_VERSION)
+		return -EPERM;
+	if (WARN_ON_ONCE(size > sizeof(buf)))	/* a command buf lacks */
 		return -ENOTTY;
 	memset(&buf, 0, sizeof(buf));
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&buf, uarg, size))
@@ -129,19 +211,16 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
+	if (!hwt_full_access(file))
+		return -EPERM;
 	return hwt_names_read(buf, count);
 }
 
 /* Readable when a ring reaches its watermark (see hwt_ready()). */
 static __poll_t hwt_poll(struct file *file, poll_table *wait)
 {
-	bool ready;
-
 	poll_wait(file, &hwt_wait, wait);
-	mutex_lock(&hwt_lock);
-	ready = hwt_ready();
-	mutex_unlock(&hwt_lock);
-	return ready ? EPOLLIN | EPOLLRDNORM : 0;
+	return hwt_ready() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static void hwt_vma_open(struct vm_area_struct *vma)
@@ -178,6 +257,9 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 size;
 	int ret;
 
+	/* the fd may have been passed on: the mapper needs the right too */
+	if (!hwt_full_access(file) || !hwt_may_trace())
+		return -EPERM;
 	if (off == HWT_PERSIST_MMAP_OFFSET)
 		return hwt_persist_mmap(vma);
 	if (off & (BIT_ULL(HWT_MMAP_SHIFT) - 1))
@@ -186,6 +268,14 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	area = off & 1;
 	cpu = (off >> 1) & 0xFFFF;
 	if (off >> 17 >= HWT_MAX_CHUNKS || cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+
+	/*
+	 * The consumer's data_tail must reach the kernel: a private copy of
+	 * the meta page would leave a STOP ring full for good.  A forked
+	 * child does not inherit the mappings (it maps the rings itself).
+	 */
+	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 
 	mutex_lock(&hwt_lock);
@@ -208,7 +298,7 @@ static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
 	ret = -EPERM;
 	if (vma->vm_flags & VM_EXEC)
 		goto out;
-	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	hwt_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY, VM_MAYEXEC);
 	if (c->persist)
 		ret = hwt_persist_remap(vma, mem, size);
 	else
@@ -225,6 +315,7 @@ out:
 
 static const struct file_operations hwt_fops = {
 	.owner = THIS_MODULE,
+	.open = hwt_open,
 	.read = hwt_read,
 	.poll = hwt_poll,
 	.unlocked_ioctl = hwt_ioctl,
@@ -233,7 +324,10 @@ static const struct file_operations hwt_fops = {
 	.llseek = noop_llseek,
 };
 
-/* Root only by default (mode 0600); an admin may chmod the node. */
+/*
+ * Mode 0600 by default; a node opened up by chmod still admits only the
+ * callers hwt_open() lets in.
+ */
 static struct miscdevice hwt_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "hwtrace",

@@ -18,6 +18,10 @@
 #include <linux/hwtrace.h>
 
 #define HWT_MIN_EMERGENCY	(4 * HWT_EVENT_SIZE)
+/* ring writers nested on one CPU at most: task, softirq, irq, NMI */
+#define HWT_MAX_NEST		4
+/* a lost record carries bits 32..47 of the total in par1, 0..31 in par2 */
+#define HWT_LOST_PAR1(lost)	((u16)upper_32_bits(lost))
 
 /*
  * One ring: the records of one chunk taken on one CPU.
@@ -27,8 +31,8 @@
  * such nesting without a LOCK prefix.  Other CPUs (ioctls) only read them.
  */
 struct hwt_ring {
-	struct hwt_ring_meta *meta;	/* vmalloc_user page, mapped by userspace */
-	struct hwt_event *data;		/* vmalloc_user, nr_slots records */
+	struct hwt_ring_meta *meta;	/* one page on the CPU's node, user-mappable */
+	struct hwt_event *data;		/* nr_slots records, the same */
 	u32 nr_slots;			/* capacity, emergency area included */
 	u32 normal_slots;		/* capacity for ordinary events */
 	u32 watermark;			/* fill that wakes poll(): normal / 4 */
@@ -41,13 +45,12 @@ struct hwt_ring {
 	local_t lost;
 	local_t overwritten;
 	unsigned long lost_reported;	/* lost total last logged in-band */
-	bool full;			/* filled up once (FULL flag) */
 } ____cacheline_aligned_in_smp;
 
 struct hwt_chunk {
 	int id;
 	u32 flags;			/* HWT_CHUNK_USER_FLAGS, under hwt_lock */
-	struct hwt_chunk *link;		/* JTN target; writers read it locklessly */
+	struct hwt_chunk __rcu *link;	/* JTN target; writers follow it under RCU-sched */
 	u64 normal_size;
 	u64 emergency_size;
 	u64 mem;			/* bytes charged against max_memory */
@@ -61,7 +64,7 @@ extern struct mutex hwt_lock;
 extern u64 hwt_max_memory;
 extern u64 hwt_used_memory;		/* under hwt_lock */
 
-/* chunk.c: the chunk table, all under hwt_lock */
+/* chunk.c: the chunk table, written under hwt_lock (hwt_ready() reads it under RCU) */
 extern struct hwt_chunk *hwt_chunks[HWT_MAX_CHUNKS];
 extern struct hwt_chunk *hwt_selected;
 int hwt_chunk_create(struct hwt_chunk_create *arg);
@@ -77,33 +80,43 @@ struct hwt_chunk *hwt_chunk_get(long id);
 void hwt_chunk_free_all(void);
 
 /* ring.c */
-int hwt_ring_init(struct hwt_ring *r, const struct hwt_chunk *c, int cpu);
+int hwt_ring_init(struct hwt_ring *r, u64 normal_size, u64 emergency_size,
+		  u32 chunk, u32 flags, int cpu);
 void hwt_ring_free(struct hwt_ring *r);
-u64 hwt_ring_fill(const struct hwt_chunk *c, const struct hwt_ring *r);
+u64 hwt_ring_fill(const struct hwt_ring *r, bool cyc);
 void hwt_ring_set_clock(struct hwt_ring *r);
 
-/* control.c: enable/disable, filters, clock, control records */
+/* control.c: tracing on/off per CPU, chunk pointers, filters, injection */
 DECLARE_PER_CPU(struct hwt_chunk *, hwt_cur);
 extern u16 hwt_filter_mask;
 extern bool hwt_enabled;
-DECLARE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 int hwt_enable(void);
 void hwt_disable(void);
 int hwt_set_filter(const struct hwt_filter *arg);
+void hwt_move_cpus(struct hwt_chunk *to);
+bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
+int hwt_log_user(const struct hwt_log *arg);
+int hwt_control_init(void);
+void hwt_control_exit(void);
+
+/* clock.c: the timestamp clock */
+DECLARE_STATIC_KEY_TRUE(hwt_clock_is_cycles);
 int hwt_set_clock(unsigned long clock);
 int hwt_clock_init(void);
 u32 hwt_clock_kind(void);
 u64 hwt_clock_rate(void);
-void hwt_move_cpus(struct hwt_chunk *to);
-bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu);
-void hwt_ring_full(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		   u16 par1, u32 par2, bool ctl);
-int hwt_log_user(const struct hwt_log *arg);
-void hwt_wakeup(void);
-int hwt_control_init(void);
-void hwt_control_exit(void);
-bool hwt_ready(void);
+
+/* overflow.c: the slow path of a write that did not fit */
+void hwt_ring_overflow(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
+		       u16 par1, u32 par2, bool ctl);
+void hwt_count_lost(struct hwt_ring *r);
+void hwt_report_lost(const struct hwt_chunk *c, struct hwt_ring *r);
+
+/* wakeup.c: poll() readiness and consumer wakeups */
 extern struct wait_queue_head hwt_wait;
+void hwt_wakeup(void);
+void hwt_wakeup_exit(void);
+bool hwt_ready(void);
 
 /* probes.c: tracepoints -> hwt_record() */
 int hwt_probes_init(void);

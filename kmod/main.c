@@ -51,12 +51,14 @@ static int __init hwt_init(void)
 			     ((u64)totalram_pages() << PAGE_SHIFT) / 2);
 	hwt_clock_init();
 	ret = 0;
+	mutex_lock(&hwt_lock);	/* nobody else yet, but hwt_set_clock() asserts it */
 	if (!strcmp(clock, "mono"))
 		ret = hwt_set_clock(HWT_CLOCK_MONO);
 	else if (!strcmp(clock, "tsc"))
 		ret = hwt_set_clock(HWT_CLOCK_TSC);
 	else if (strcmp(clock, "auto"))
 		ret = -EINVAL;
+	mutex_unlock(&hwt_lock);
 	if (ret) {
 		pr_err("clock=%s is not usable here (%d)\n", clock, ret);
 		return ret;

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/lockdep.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kprobes.h>
@@ -21,6 +22,16 @@
 #include <linux/siphash.h>
 #include <linux/timer.h>
 #include <linux/tracepoint.h>
+#include <trace/events/irq.h>
+#include <trace/events/lock.h>
+#include <trace/events/power.h>
+#include <trace/events/sched.h>
+#include <trace/events/signal.h>
+#include <trace/events/task.h>
+#include <trace/events/timer.h>
+#ifdef CONFIG_X86
+#include <asm/trace/irq_vectors.h>
+#endif
 #include "hwt.h"
 #include "record.h"
 #include "compat.h"
@@ -183,6 +194,7 @@ static void probe_softirq_raise(void *data, unsigned int vec)
 	hwt_record(HWT_EV_SOFTIRQ_RAISE, vec, 0);
 }
 
+#ifdef CONFIG_X86	/* the x86 vectors' own tracepoints */
 static void probe_vector_entry(void *data, int vector)
 {
 	hwt_record(HWT_EV_VECTOR_START, vector, 0);
@@ -192,11 +204,11 @@ static void probe_vector_exit(void *data, int vector)
 {
 	hwt_record(HWT_EV_VECTOR_END, vector, 0);
 }
+#endif
 
 /* timer: par1 0 = timer wheel, 1 = hrtimer */
 
-static void probe_timer_start(void *data, struct timer_list *timer,
-			      unsigned long expires, unsigned int flags)
+static void probe_timer_start(HWT_TIMER_START_PROTO)
 {
 	hwt_record(HWT_EV_TIMER_POST, 0, obj_id(timer));
 }
@@ -240,6 +252,7 @@ static void probe_hrtimer_expire_exit(void *data, struct hrtimer *hrtimer)
 
 /* mutex: lock contention of any sleeping or spinning lock */
 
+#ifdef HWT_HAVE_CONTENTION
 static void probe_contention_begin(void *data, void *lock, unsigned int flags)
 {
 	hwt_record(HWT_EV_MUTEX_WAIT, flags, obj_id(lock));
@@ -249,6 +262,7 @@ static void probe_contention_end(void *data, void *lock, int ret)
 {
 	hwt_record(HWT_EV_MUTEX_LOCK, ret, obj_id(lock));
 }
+#endif
 
 /* signal */
 
@@ -311,7 +325,15 @@ struct hwt_probe {
 	bool attached;
 };
 
-#define PROBE(tp, fn, fam) { #tp, probe_##fn, fam }
+/*
+ * A probe is called through a pointer of its tracepoint's type, and kCFI
+ * traps on any other: each entry is a build error unless probe_<fn> has
+ * exactly the type register_trace_<tp>() takes (no cost at run time).
+ */
+#define PROBE_TYPE_OK(tp, fn) \
+	__same_type(register_trace_##tp, int (typeof(probe_##fn) *, void *))
+#define PROBE(tp, fn, fam) \
+	{ #tp, probe_##fn, (fam) + BUILD_BUG_ON_ZERO(!PROBE_TYPE_OK(tp, fn)) }
 #define KRETPROBE(sym, krp, fam) { #sym, NULL, fam, &(krp) }
 
 static struct hwt_probe probes[] = {
@@ -330,6 +352,7 @@ static struct hwt_probe probes[] = {
 	PROBE(softirq_entry, softirq_entry, HWT_FAM_INTERRUPT),
 	PROBE(softirq_exit, softirq_exit, HWT_FAM_INTERRUPT),
 	PROBE(softirq_raise, softirq_raise, HWT_FAM_INTERRUPT),
+#ifdef CONFIG_X86
 	PROBE(local_timer_entry, vector_entry, HWT_FAM_INTERRUPT),
 	PROBE(local_timer_exit, vector_exit, HWT_FAM_INTERRUPT),
 	PROBE(reschedule_entry, vector_entry, HWT_FAM_INTERRUPT),
@@ -340,6 +363,7 @@ static struct hwt_probe probes[] = {
 	PROBE(call_function_single_exit, vector_exit, HWT_FAM_INTERRUPT),
 	PROBE(irq_work_entry, vector_entry, HWT_FAM_INTERRUPT),
 	PROBE(irq_work_exit, vector_exit, HWT_FAM_INTERRUPT),
+#endif
 	PROBE(timer_start, timer_start, HWT_FAM_TIMER),
 	PROBE(timer_cancel, timer_cancel, HWT_FAM_TIMER),
 	PROBE(timer_expire_entry, timer_expire_entry, HWT_FAM_TIMER),
@@ -348,8 +372,10 @@ static struct hwt_probe probes[] = {
 	PROBE(hrtimer_cancel, hrtimer_cancel, HWT_FAM_TIMER),
 	PROBE(hrtimer_expire_entry, hrtimer_expire_entry, HWT_FAM_TIMER),
 	PROBE(hrtimer_expire_exit, hrtimer_expire_exit, HWT_FAM_TIMER),
+#ifdef HWT_HAVE_CONTENTION	/* 5.19 */
 	PROBE(contention_begin, contention_begin, HWT_FAM_MUTEX),
 	PROBE(contention_end, contention_end, HWT_FAM_MUTEX),
+#endif
 	PROBE(signal_generate, signal_generate, HWT_FAM_SIGNAL),
 	PROBE(signal_deliver, signal_deliver, HWT_FAM_SIGNAL),
 	PROBE(cpu_idle, cpu_idle, HWT_FAM_CPU),
@@ -423,6 +449,7 @@ int hwt_probes_sync(void)
 	unsigned int i;
 	int ret, err = 0;
 
+	lockdep_assert_held(&hwt_lock);
 	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		struct hwt_probe *p = &probes[i];
 

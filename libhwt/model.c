@@ -113,7 +113,7 @@ struct cpu {
 	uint32_t cur;		/* index in m->tasks, or NONE */
 	uint32_t depth;		/* frames in use */
 	struct frame stack[MAX_NEST];
-	uint32_t lost_raw;	/* last LOST par2 */
+	uint64_t lost_raw;	/* last LOST total (par1 << 32 | par2) */
 	uint64_t lost;		/* running total for this CPU */
 	bool seen;		/* a record of this CPU was fed (this pass) */
 	/*
@@ -1120,7 +1120,7 @@ static void lost_add(struct hwt_model *m, uint32_t cpu, uint64_t delta,
 static void do_lost(struct hwt_model *m, const struct hwt_record *r)
 {
 	struct cpu *c = &m->cpus[r->cpu];
-	uint32_t raw = r->ev.par2;
+	uint64_t raw = (uint64_t)r->ev.par1 << 32 | r->ev.par2;
 	/* a running total; a smaller value is a new counter (another chunk) */
 	uint64_t delta = raw >= c->lost_raw ? raw - c->lost_raw : raw;
 

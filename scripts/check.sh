@@ -110,6 +110,8 @@ step_clean build bash -c "make -C '$kdir' M='$PWD' clean >/dev/null &&
 # shellcheck disable=SC2016 # the inner shell expands it
 step build-arm64 bash -c 'tree=$(bash scripts/arm64-tree.sh) &&
 	ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- bash scripts/module-for.sh "$tree" build/arm64'
+# a probe whose type differs from its tracepoint's is a build error
+step probe-types bash scripts/probe-types.sh "$kdir" build/probe-types
 step event-table bash -o pipefail -c \
 	'bash libhwt/gen-events.sh include/uapi/linux/hwtrace.h | diff -u libhwt/events.inc -'
 step checkpatch make lint
@@ -127,6 +129,7 @@ check_suite tools make -C tools/hwtrace check
 step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
+tap_suite vm-numa make check-vm-numa KDIR="$kdir"
 tap_suite vm-6.12 make check-vm-newer KDIR="$kdir"
 tap_suite vm-persist make check-vm-persist KDIR="$kdir"
 tap_suite vm-persist-6.12 make check-vm-persist-newer KDIR="$kdir"

@@ -448,6 +448,23 @@ START_TEST(test_priority_and_pre)
 }
 END_TEST
 
+/* A lost total carries bits 32..47 in par1: a count past 2^32 is no wrap. */
+START_TEST(test_lost_past_32_bits)
+{
+	struct tu_stream t;
+	struct checker c = { 0 };
+
+	tu_init(&t, 1, 1000000);
+	tu_add(&t, 10, 0, HWT_EV_LOST, 0, 0xFFFFFFF0u);
+	tu_add(&t, 11, 0, HWT_EV_LOST, 1, 0x10);	/* 2^32 + 16 */
+	tu_add(&t, 12, 0, HWT_EV_LOST, 2, 0);		/* 2^33 */
+	run_two_pass(&t, &c, false, NULL);
+	ck_assert_uint_eq(c.lost_total, 1ull << 33);
+	checker_free(&c);
+	tu_free(&t);
+}
+END_TEST
+
 /* Lost switches: a task switched in on two CPUs, an IRQ exit without entry,
  * a switch inside an IRQ. */
 START_TEST(test_repairs)
@@ -538,4 +555,4 @@ END_TEST
 TU_MAIN("model", test_fixture_golden, test_fixture_one_pass, test_start_state,
 	test_start_known, test_pass1_entities,
 	test_timing_values, test_lock_wait, test_priority_and_pre, test_repairs,
-	test_random, test_bad_args)
+	test_lost_past_32_bits, test_random, test_bad_args)

@@ -8,7 +8,7 @@
 #
 # usage: scripts/vm/run.sh [--smp N] [--mem MB] [--timeout SEC] [--kernel PATH]
 #                          [--cpu MODEL] [--append ARGS] [--log FILE] [--quiet]
-#                          [--reboot] -i INITRAMFS
+#                          [--reboot] [--numa NODES] -i INITRAMFS
 #   --timeout  guest deadline for /hwt/run.sh (default 600); the host kills
 #              qemu 120 s after it
 #   --append   extra kernel command line arguments
@@ -16,10 +16,11 @@
 #   --quiet    write the console only to the log
 #   --reboot   a panic reboots the guest (QEMU keeps its RAM) instead of
 #              ending the run: tests that survive a crash (persist_test.sh)
+#   --numa     NUMA nodes; CPUs and memory are dealt out evenly (default 1)
 set -euo pipefail
 
 usage() {
-	sed -n 's/^# \{0,1\}//; 9,18p' "$0" >&2
+	sed -n 's/^# \{0,1\}//; 9,19p' "$0" >&2
 	exit 2
 }
 
@@ -34,11 +35,12 @@ log=
 quiet=0
 reboot=-no-reboot
 initramfs=
+numa=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quiet) quiet=1; shift; continue ;;
 	--reboot) reboot=; shift; continue ;;
-	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | -i)
+	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | --numa | -i)
 		[ $# -ge 2 ] || usage ;;
 	*) usage ;;
 	esac
@@ -50,14 +52,30 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2 ;;
 	--append) append=$2 ;;
 	--log) log=$2 ;;
+	--numa) numa=$2 ;;
 	-i) initramfs=$2 ;;
 	esac
 	shift 2
 done
 [ -n "$initramfs" ] || usage
-for n in "$smp" "$mem" "$timeout"; do
+for n in "$smp" "$mem" "$timeout" "$numa"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || usage
 done
+if [ $((smp % numa)) != 0 ] || [ $((mem % numa)) != 0 ]; then
+	usage
+fi
+# node n: CPUs n*smp/numa.., mem/numa MB each, a socket of its own (a
+# shared last-level cache across nodes makes the guest kernel warn)
+smp_arg=$smp
+numa_args=()
+if [ "$numa" -gt 1 ]; then
+	per_cpu=$((smp / numa))
+	smp_arg="$smp,sockets=$numa,cores=$per_cpu,threads=1"
+	for ((n = 0; n < numa; n++)); do
+		numa_args+=(-object "memory-backend-ram,id=mem$n,size=$((mem / numa))M"
+			-numa "node,nodeid=$n,cpus=$((n * per_cpu))-$(((n + 1) * per_cpu - 1)),memdev=mem$n")
+	done
+fi
 [ -r "$initramfs" ] || { echo "$0: cannot read $initramfs" >&2; exit 2; }
 [ -n "$kernel" ] || kernel=$(bash "$here/../vm-kernel.sh")
 [ -n "$log" ] || log=$(mktemp /tmp/hwt-vm.XXXXXX.log)
@@ -93,7 +111,8 @@ qrc=0
 # sed -u keeps the console live; it drops \r and the firmware's terminal
 # resets and screen clears.
 timeout -k 10 "$host_timeout" \
-	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp" -m "$mem" \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp_arg" -m "$mem" \
+	"${numa_args[@]}" \
 	-nographic ${reboot:+"$reboot"} -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |

@@ -9,6 +9,7 @@
  * of a trace.
  */
 #include "hwt_test.h"
+#include <poll.h>
 #include <stdio.h>
 #include "kselftest_harness.h"
 
@@ -231,6 +232,190 @@ TEST_F_TIMEOUT(conc, nested_writers, 300)
 		       1u << HWT_FAM_TIMER | 1u << HWT_FAM_TASK);
 }
 
+struct churn {
+	int fd;
+	long err;
+	volatile bool done;
+};
+
+/* Create and delete chunks: hwt_lock held across allocation and RCU waits. */
+static void *churn_chunks(void *arg)
+{
+	struct churn *c = arg;
+
+	for (int i = 0; i < 200 && !c->err; i++) {
+		int id = hwt_create(c->fd, 4096 * REC, 8 * REC, HWT_CHUNK_STOP);
+
+		c->err = id < 0 ? id : hwt_ioc(c->fd, HWT_IOC_CHUNK_DELETE, id);
+	}
+	c->done = true;
+	return NULL;
+}
+
+/*
+ * poll() reads the chunk table without hwt_lock, under RCU: chunks come and
+ * go under it (KASAN on the debug kernel sees any use after free), and it
+ * still reports a ring at its watermark.
+ */
+TEST_F_TIMEOUT(conc, poll_while_chunks_churn, 300)
+{
+	struct churn ch = { 0 };
+	struct pollfd pfd;
+	pthread_t t;
+	int fd, id;
+	long polls = 0;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	id = hwt_create(fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+	ch.fd = fd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, churn_chunks, &ch));
+	while (!ch.done) {
+		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+		ASSERT_LE(0, poll(&pfd, 1, 0));
+		ASSERT_EQ(0, pfd.revents & (POLLERR | POLLNVAL));
+		polls++;
+	}
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, ch.err);
+	EXPECT_LT(0, polls);
+
+	/* a quarter of the ring: readable */
+	ASSERT_EQ(0, hwt_pin(0));
+	for (int i = 0; i < 16; i++)
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_0, 0, i));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	hwt_reset(fd);
+	close(fd);
+}
+
+#define CHAIN		48	/* small JTN chunks, each linked to the next */
+#define AFTER		200	/* events each CPU logs after the select */
+
+struct jumper {
+	pthread_t thread;
+	int fd, cpu;
+	volatile int *phase;	/* 0 before the select, 1 after, 2 stop */
+	uint32_t after;		/* events logged in phase 1 */
+	long err;
+};
+
+static void *jump_inject(void *arg)
+{
+	struct jumper *j = arg;
+
+	j->err = hwt_pin(j->cpu);
+	for (uint32_t i = 0; !j->err; i++) {
+		int ph = __atomic_load_n(j->phase, __ATOMIC_ACQUIRE);
+
+		if (ph == 2 || j->after == AFTER)
+			break;
+		j->err = hwt_log(j->fd, HWT_EV_USER_EVENT_3, (uint16_t)ph, i);
+		if (ph == 1)
+			__atomic_store_n(&j->after, j->after + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/*
+ * A select while tracing races JTN jumps on every CPU: once the select has
+ * returned, every event goes to the selected chunk (a jump in flight must
+ * not take a CPU back into the chain).
+ */
+TEST_F_TIMEOUT(conc, select_during_jumps, 300)
+{
+	struct jumper j[MAX_CPUS];
+	int fd, ncpu, target, chain[CHAIN];
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	ncpu = hwt_nr_cpus(fd);
+	ASSERT_GE(MAX_CPUS, ncpu);
+	for (int round = 0; round < 10; round++) {
+		volatile int phase = 0;
+		struct hwt_event *buf = calloc(8192, sizeof(*buf));
+		int64_t missing;
+
+		ASSERT_NE(NULL, buf);
+		hwt_reset(fd);
+		ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+		for (int i = 0; i < CHAIN; i++) {
+			chain[i] = hwt_create(fd, 16 * REC, 8 * REC, HWT_CHUNK_JTN);
+			ASSERT_LE(0, chain[i]);
+			if (i)
+				ASSERT_EQ(0, hwt_link(fd, chain[i - 1], chain[i]));
+		}
+		target = hwt_create(fd, 4096 * REC, 8 * REC, HWT_CHUNK_STOP);
+		ASSERT_LE(0, target);
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, chain[0]));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+		for (int c = 0; c < ncpu; c++) {
+			j[c] = (struct jumper){ .fd = fd, .cpu = c, .phase = &phase };
+			if (hwt_cpu_online(c))
+				ASSERT_EQ(0, pthread_create(&j[c].thread, NULL, jump_inject, &j[c]));
+		}
+		/* select while the CPUs are jumping along the chain */
+		for (int moved = 0; !moved;) {
+			struct hwt_chunk_stat st;
+
+			for (int c = 0; c < ncpu && !moved; c++)
+				moved = hwt_cpu_online(c) &&
+					!hwt_stat(fd, chain[round % 8 + 1], c, &st) && st.written;
+		}
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, target));
+		__atomic_store_n(&phase, 1, __ATOMIC_RELEASE);
+		for (int c = 0; c < ncpu; c++) {
+			if (!hwt_cpu_online(c))
+				continue;
+			pthread_join(j[c].thread, NULL);
+			ASSERT_EQ(0, j[c].err);
+		}
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+
+		/*
+		 * Every event logged after the select is in the selected chunk
+		 * or counted lost there (it may fill before the logger sees
+		 * the phase change), none in the chain.
+		 */
+		for (int c = 0; c < ncpu; c++) {
+			struct hwt_map m = { 0 };
+			size_t got;
+
+			if (!hwt_cpu_online(c))
+				continue;
+			for (int k = 0; k < CHAIN; k++) {
+				ASSERT_EQ(0, hwt_map(fd, chain[k], c, &m));
+				got = hwt_drain(&m, buf, 8192);
+				for (size_t i = 0; i < got; i++)
+					ASSERT_FALSE(buf[i].code == HWT_EV_USER_EVENT_3 &&
+						     buf[i].par1 == 1)
+						TH_LOG("round %d: CPU %d in chain chunk %d after the select",
+						       round, c, k);
+				hwt_unmap(&m);
+			}
+			ASSERT_EQ(0, hwt_map(fd, target, c, &m));
+			got = hwt_drain(&m, buf, 8192);
+			missing = j[c].after;
+			for (size_t i = 0; i < got; i++)
+				if (buf[i].code == HWT_EV_USER_EVENT_3 && buf[i].par1 == 1)
+					missing--;
+			EXPECT_LE(missing, m.meta->lost)
+				TH_LOG("round %d: CPU %d: events after the select missing", round, c);
+			hwt_unmap(&m);
+		}
+		free(buf);
+	}
+	hwt_reset(fd);
+	close(fd);
+}
+
 TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
 {
 	struct hwt_event *buf;
@@ -327,6 +512,62 @@ TEST_F_TIMEOUT(conc, cpu_offline_at_enable, 120)
 	}
 	EXPECT_EQ(HWT_EV_TRACE_STOP, buf[got - 1].code);
 	hwt_reset(fd);
+	close(fd);
+}
+
+/*
+ * A CPU coming online with the kernel's families traced (timers, idle,
+ * switches, interrupts all fire on its way up): its ring's first records
+ * are its start records, every time.
+ */
+TEST_F_TIMEOUT(conc, cpu_online_starts_first, 300)
+{
+	const uint32_t fams = 1u << HWT_FAM_TASK | 1u << HWT_FAM_INTERRUPT |
+			      1u << HWT_FAM_TIMER | 1u << HWT_FAM_CPU | 1u << HWT_FAM_USER;
+	struct hwt_event *buf;
+	int fd, c1 = 1;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	if (hwt_nr_cpus(fd) < 2 || !hwt_cpu_online(c1) ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(close(fd); return, "needs a second CPU that can go offline");
+	buf = calloc(1 << 16, sizeof(*buf));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, hwt_pin(0));
+	for (int round = 0; round < 5; round++) {
+		struct hwt_map m = { 0 };
+		size_t got;
+		int id;
+
+		hwt_reset(fd);
+		ASSERT_EQ(0, hwt_only(fd, fams));
+		id = hwt_create(fd, 16384 * REC, 8 * REC, HWT_CHUNK_STOP);
+		ASSERT_LE(0, id);
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+		ASSERT_EQ(0, hwt_cpu_set_online(c1, false));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, hwt_cpu_set_online(c1, true));
+		/* and something to do there */
+		ASSERT_EQ(0, hwt_pin(c1));
+		ASSERT_EQ(0, hwt_log(fd, HWT_EV_USER_EVENT_7, 1, round));
+		ASSERT_EQ(0, hwt_pin(0));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+
+		ASSERT_EQ(0, hwt_map(fd, id, c1, &m));
+		got = hwt_drain(&m, buf, 1 << 16);
+		hwt_unmap(&m);
+		ASSERT_LE(START_RECS + 2, got);
+		EXPECT_EQ(HWT_EV_CYCLES_PER_MSEC, buf[0].code)
+			TH_LOG("round %d: first record 0x%x", round, buf[0].code);
+		EXPECT_EQ(HWT_EV_TRACE_START, buf[1].code);
+		EXPECT_EQ(HWT_EV_ID, buf[2].code);
+		EXPECT_EQ(c1, buf[2].par1);
+		EXPECT_EQ(HWT_EV_TRACE_STOP, buf[got - 1].code);
+	}
+	hwt_reset(fd);
+	free(buf);
 	close(fd);
 }
 

@@ -5,6 +5,8 @@
  */
 #include "hwt_test.h"
 #include <stdio.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
@@ -42,7 +44,9 @@ TEST_F(dev, version)
 	EXPECT_LT(0, v.max_memory);
 	EXPECT_EQ(0, v.enabled);
 	/* reserved words are zeroed, not stale kernel stack */
-	EXPECT_EQ(0, v.reserved1);
+	EXPECT_EQ(1, v.abi_minor);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), v.nr_online_cpus);
+	EXPECT_GE(v.nr_cpus, v.nr_online_cpus);
 	for (size_t i = 0; i < sizeof(v.reserved) / sizeof(v.reserved[0]); i++) {
 		EXPECT_EQ(0, v.reserved[i]);
 	}
@@ -54,6 +58,17 @@ TEST_F(dev, unknown_ioctl)
 {
 	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO(HWT_IOC_MAGIC, 0x7F), 0));
 	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO('x', 0x01), 0));
+	/* refused before the argument is read: ENOTTY, not EFAULT */
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOW(HWT_IOC_MAGIC, 0x7F, struct hwt_log),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOWR(HWT_IOC_MAGIC, 0x7F, uint32_t),
+				   BAD_PTR));
+	/* a known number with another size or direction is another command */
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOW(HWT_IOC_MAGIC, 0x0D, uint64_t),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IOR(HWT_IOC_MAGIC, 0x0D, struct hwt_log),
+				   BAD_PTR));
+	EXPECT_EQ(-ENOTTY, hwt_ioc(self->fd, _IO(HWT_IOC_MAGIC, 0x00), BAD_PTR));
 }
 
 TEST_F(dev, create_good)
@@ -182,7 +197,42 @@ TEST_F(dev, flags)
 	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
 	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_NODEL));
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
-	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+	/* nor, once written, afterwards (mode_fixed_once_written) */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP));
+}
+
+/* A ring counts by one mode from its first record: no change after that. */
+TEST_F(dev, mode_fixed_once_written)
+{
+	struct hwt_map m = { 0 };
+	uint32_t flags;
+	int id;
+
+	id = hwt_create(self->fd, 64 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	/* unwritten: any mode, and the meta page says which */
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_CYC | HWT_CHUNK_FREE));
+	EXPECT_EQ(HWT_CHUNK_CYC | HWT_CHUNK_FREE, m.meta->flags);
+	ASSERT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP | HWT_CHUNK_FREE));
+	EXPECT_EQ(HWT_CHUNK_STOP | HWT_CHUNK_FREE, m.meta->flags);
+
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_USER));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, 1));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, HWT_NO_CHUNK));
+
+	/* written: the mode stays, other flags may change */
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_CYC | HWT_CHUNK_FREE));
+	EXPECT_EQ(-EBUSY, hwt_set_flags(self->fd, id, HWT_CHUNK_JTN | HWT_CHUNK_FREE));
+	ASSERT_EQ(0, hwt_get_flags(self->fd, id, &flags));
+	EXPECT_EQ(HWT_CHUNK_STOP, flags & HWT_CHUNK_MODE_MASK);
+	EXPECT_EQ(0, hwt_set_flags(self->fd, id, HWT_CHUNK_STOP | HWT_CHUNK_FREE |
+				   HWT_CHUNK_COMPR));
+	EXPECT_EQ(HWT_CHUNK_STOP | HWT_CHUNK_FREE | HWT_CHUNK_COMPR, m.meta->flags);
+	hwt_unmap(&m);
 }
 
 TEST_F(dev, select_and_enable)
@@ -518,6 +568,121 @@ TEST_F(dev, mmap_bad)
 	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
 }
 
+/*
+ * Only shared mappings: a private copy of the meta page would keep the
+ * consumer's data_tail from the kernel.  A child does not inherit them.
+ */
+TEST_F(dev, mmap_shared_only)
+{
+	struct hwt_map m = { 0 };
+	int id, status;
+	pid_t pid;
+	void *p;
+
+	id = hwt_create(self->fd, 296 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_META));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_PRIVATE, self->fd,
+		 (off_t)HWT_MMAP_OFFSET(id, 0, HWT_AREA_DATA));
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* msync() fails with ENOMEM on a range that is not mapped */
+		bool meta_gone = msync((void *)m.meta, PAGE, MS_ASYNC) && errno == ENOMEM;
+		bool data_gone = msync((void *)m.data, m.data_size, MS_ASYNC) &&
+				 errno == ENOMEM;
+
+		_exit(meta_gone && data_gone ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* the parent's mappings are its own still */
+	EXPECT_EQ(0, msync((void *)m.meta, PAGE, MS_ASYNC));
+	EXPECT_EQ(-EBUSY, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+	hwt_unmap(&m);
+	EXPECT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_DELETE, id));
+}
+
+/* The NUMA node of a CPU, from sysfs; -1 if it names none. */
+static int cpu_node(int cpu)
+{
+	char path[64];
+
+	for (int n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, n);
+		if (!access(path, F_OK))
+			return n;
+	}
+	return -1;
+}
+
+/*
+ * Each CPU's ring is on that CPU's NUMA node: /proc/vmallocinfo lists a
+ * ring's pages per node (N<node>=<pages>).  Meaningful on a guest with
+ * several nodes (make check-vm-numa); trivially true on one.
+ */
+TEST_F(dev, rings_on_cpu_node)
+{
+	int want[64] = { 0 }, got[64] = { 0 }, ncpu, id, rings = 0;
+	const unsigned int pages = 37;	/* a size no other area has */
+	char line[512];
+	FILE *f;
+
+	ncpu = hwt_nr_cpus(self->fd);
+	ASSERT_LT(0, ncpu);
+	id = hwt_create(self->fd, pages * PAGE - 4 * REC, 4 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	for (int c = 0; c < ncpu; c++) {
+		int n = cpu_node(c);
+
+		if (n < 0)
+			SKIP(return, "CPU %d has no node in sysfs (not present)", c);
+		want[n]++;
+	}
+	f = fopen("/proc/vmallocinfo", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char tag[16];
+		int node = -1;
+
+		snprintf(tag, sizeof(tag), " pages=%u ", pages);
+		if (!strstr(line, "[hwtrace]") || !strstr(line, tag))
+			continue;
+		rings++;
+		/* all pages on one node */
+		for (int n = 0; n < 64; n++) {
+			char count[24];
+
+			snprintf(count, sizeof(count), " N%d=", n);
+			if (!strstr(line, count))
+				continue;
+			EXPECT_EQ(-1, node) TH_LOG("pages on two nodes: %s", line);
+			snprintf(count, sizeof(count), " N%d=%u", n, pages);
+			EXPECT_NE(NULL, strstr(line, count)) TH_LOG("%s", line);
+			node = n;
+		}
+		ASSERT_LE(0, node) TH_LOG("no node counts: %s", line);
+		got[node]++;
+	}
+	fclose(f);
+	EXPECT_EQ(ncpu, rings);
+	for (int n = 0; n < 64; n++) {
+		EXPECT_EQ(want[n], got[n]) TH_LOG("node %d", n);
+	}
+}
+
 /* The consumer position is userspace's: garbage there must not hurt. */
 TEST_F(dev, garbage_tail)
 {
@@ -569,6 +734,112 @@ TEST(non_root_denied)
 			_exit(2);
 		_exit(hwt_open() < 0 && errno == EACCES ? 0 : 1);
 	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+#define NOBODY		65534
+#define INJECT_GID	"/sys/module/hwtrace/parameters/inject_gid"
+
+/* fn's exit code, run as uid/gid NOBODY without capabilities or groups. */
+static int as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 102;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 101;
+	return WEXITSTATUS(status);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(s, f) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+static int open_refused(void)
+{
+	int fd = hwt_open();
+
+	return fd < 0 && errno == EPERM ? 0 : 1;
+}
+
+/* Injection only: log and version, nothing else. */
+static int inject_only(void)
+{
+	struct hwt_version v;
+	char c;
+	int fd = hwt_open();
+
+	if (fd < 0)
+		return 10;
+	if (hwt_log(fd, HWT_EV_USER_EVENT_0, 0, 1))
+		return 11;
+	if (hwt_ioc(fd, HWT_IOC_GET_VERSION, (unsigned long)&v))
+		return 12;
+	if (hwt_ioc(fd, HWT_IOC_ENABLE, 0) != -EPERM ||
+	    hwt_ioc(fd, HWT_IOC_CHUNK_DELETE, 0) != -EPERM ||
+	    hwt_ioc(fd, HWT_IOC_SET_CLOCK, HWT_CLOCK_MONO) != -EPERM)
+		return 13;
+	if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED || errno != EPERM)
+		return 14;
+	if (read(fd, &c, 1) != -1 || errno != EPERM)
+		return 15;
+	return 0;
+}
+
+/*
+ * The node's mode is not the access model: opened up by chmod, it still
+ * admits only CAP_PERFMON/CAP_SYS_ADMIN, or injection to inject_gid.
+ */
+TEST(access_needs_capability)
+{
+	int chmod_ret, refused, injected, refused_again, reset;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to drop privileges");
+	ASSERT_EQ(0, access(INJECT_GID, W_OK));
+	chmod_ret = chmod(HWT_DEV, 0666);
+	refused = as_nobody(open_refused);
+	reset = write_str(INJECT_GID, "65534");
+	injected = reset ? 99 : as_nobody(inject_only);
+	reset = write_str(INJECT_GID, "-1");
+	refused_again = as_nobody(open_refused);
+	chmod(HWT_DEV, 0600);
+	ASSERT_EQ(0, chmod_ret);
+	EXPECT_EQ(0, refused);
+	EXPECT_EQ(0, injected);
+	EXPECT_EQ(0, reset);
+	EXPECT_EQ(0, refused_again);
+}
+
+/* Records carry initial-namespace pids: a tracer in another pid ns is refused. */
+TEST(other_pid_namespace_refused)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to unshare a pid namespace");
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(open_refused());
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));

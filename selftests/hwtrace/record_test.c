@@ -145,6 +145,123 @@ TEST_F(rec, stop_keeps_first)
 	}
 }
 
+/* A reader's view of one ring's user events: seq numbers and lost reports. */
+struct gap_check {
+	uint32_t next;		/* sequence number expected next */
+	uint64_t missing;	/* events seen missing so far */
+	uint64_t reported;	/* the last lost total read */
+	uint16_t prev;		/* code of the record before */
+	uint32_t gaps;
+};
+
+static void check_gaps(struct __test_metadata *_metadata, struct gap_check *g,
+		       const struct hwt_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].code == HWT_EV_LOST)
+			g->reported = (uint64_t)ev[i].par1 << 32 | ev[i].par2;
+		if (ev[i].code == HWT_EV_USER_EVENT_0) {
+			if (ev[i].par2 != g->next) {
+				ASSERT_LT(g->next, ev[i].par2);
+				g->missing += ev[i].par2 - g->next;
+				g->gaps++;
+				/* the record just before a gap says it, and covers it */
+				ASSERT_EQ(HWT_EV_LOST, g->prev)
+					TH_LOG("gap before %u: no lost record", ev[i].par2);
+				ASSERT_LE(g->missing, g->reported);
+			}
+			g->next = ev[i].par2 + 1;
+		}
+		g->prev = ev[i].code;
+	}
+}
+
+/*
+ * A slow consumer of a STOP ring: every gap is preceded by a lost record
+ * whose total covers it.  The ring is left with room for one record (the
+ * event, not the report and the event) on purpose, then at random.
+ */
+TEST_F(rec, every_gap_reported)
+{
+	const uint32_t normal = 32;
+	struct gap_check g = { .prev = HWT_EV_EMPTY };
+	struct rng rng = { .s = 0x9E3779B97F4A7C15ULL };
+	struct hwt_chunk_stat st;
+	struct hwt_map m = { 0 };
+	uint32_t sent = 0;
+	size_t got;
+	int id;
+
+	ASSERT_EQ(0, hwt_pin(0));
+	id = hwt_create(self->fd, normal * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+
+	/* full, with a loss; then one slot free: no room for report + event */
+	for (; sent < normal + 8; sent++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, sent));
+	got = hwt_drain(&m, self->buf, 1);
+	check_gaps(_metadata, &g, self->buf, got);
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, sent++));
+	got = hwt_drain(&m, self->buf, 1 << 16);
+	check_gaps(_metadata, &g, self->buf, got);
+
+	/* and at random: bursts against partial reads */
+	for (int round = 0; round < 3000; round++) {
+		uint32_t burst = 1 + below(&rng, 12);
+
+		for (uint32_t i = 0; i < burst; i++, sent++)
+			ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, sent));
+		got = hwt_drain(&m, self->buf, below(&rng, 10));
+		check_gaps(_metadata, &g, self->buf, got);
+	}
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	got = hwt_drain(&m, self->buf, 1 << 16);
+	check_gaps(_metadata, &g, self->buf, got);
+	/* a loss at the end is no gap before an event: count it here */
+	g.missing += sent - g.next;
+	EXPECT_LT(0, g.gaps);
+
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_EQ(g.missing, st.lost);
+	EXPECT_EQ(st.lost, g.reported);		/* reported in full at stop */
+	EXPECT_EQ(st.lost, m.meta->lost);
+	hwt_unmap(&m);
+}
+
+/* FULL says the ring refuses events now: draining it clears FULL. */
+TEST_F(rec, full_clears_when_drained)
+{
+	const uint32_t normal = 32;
+	struct hwt_chunk_stat st;
+	struct hwt_map m = { 0 };
+	int id;
+
+	ASSERT_EQ(0, hwt_pin(0));
+	id = hwt_create(self->fd, normal * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_map(self->fd, id, 0, &m));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	for (uint32_t i = 0; i < normal; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_TRUE(st.flags & HWT_CHUNK_FULL);
+	EXPECT_LT(0, st.lost);
+	hwt_drain(&m, self->buf, 1 << 16);
+	ASSERT_EQ(0, hwt_stat(self->fd, id, 0, &st));
+	EXPECT_FALSE(st.flags & HWT_CHUNK_FULL);
+	/* and the ring takes events again, its loss reported first */
+	ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, normal));
+	ASSERT_EQ(2, hwt_drain(&m, self->buf, 1 << 16));
+	EXPECT_EQ(HWT_EV_LOST, self->buf[0].code);
+	EXPECT_EQ(HWT_EV_USER_EVENT_0, self->buf[1].code);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	hwt_unmap(&m);
+}
+
 TEST_F(rec, stop_drained_is_a_stream)
 {
 	const uint32_t normal = 64, n = 1000;

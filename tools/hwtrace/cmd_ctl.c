@@ -150,7 +150,11 @@ static int show_version(struct hwt_dev *d)
 	format_bytes(v.used_memory, used, sizeof(used));
 	printf("ABI:         %u.%u (libhwt %d.%d)\n", v.abi_major, v.abi_minor,
 	       HWT_ABI_MAJOR, HWT_ABI_MINOR);
-	printf("CPUs:        %u\n", v.nr_cpus);
+	/* memory is charged for every possible CPU, often more than online */
+	if (v.abi_minor >= 1)
+		printf("CPUs:        %u possible, %u online\n", v.nr_cpus, v.nr_online_cpus);
+	else
+		printf("CPUs:        %u possible\n", v.nr_cpus);
 	printf("clock:       %s, %" PRIu64 " ticks/ms\n",
 	       v.clock == HWT_CLOCK_TSC ? "tsc" : "mono", (uint64_t)v.cycles_per_msec);
 	printf("memory:      %s of %s used\n", used, max);

@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 
 #define HWT_ABI_MAJOR		1
-#define HWT_ABI_MINOR		0
+#define HWT_ABI_MINOR		1	/* 1: nr_online_cpus */
 
 /*
  * The record, exactly S.Ha.R.K.'s: four 32-bit words in host byte order,
@@ -78,7 +78,7 @@ enum hwt_event_code {
 	HWT_EV_BLACKOUT_END		= 0x50,	/* -, - */
 	HWT_EV_ID			= 0x60,	/* cpu, pid */
 	HWT_EV_NUMEVENTS		= 0x70,	/* -, events */
-	HWT_EV_LOST			= 0x80,	/* -, lost total (Linux) */
+	HWT_EV_LOST			= 0x80,	/* lost >> 32, lost total (Linux) */
 	HWT_EV_CRASH			= 0x90,	/* kind, cpu (Linux) */
 
 	/* ipoint */
@@ -284,7 +284,7 @@ struct hwt_ring_meta {
 	__u32 cpu;
 	__u32 nr_slots;		/* capacity in records, emergency area included */
 	__u32 normal_slots;	/* records ordinary events may fill */
-	__u32 flags;		/* chunk mode at creation */
+	__u32 flags;		/* chunk's user flags (mode, FREE, ...), kept current */
 	__u32 clock;		/* enum hwt_clock */
 	__u64 cycles_per_msec;
 	__u64 data_offset;	/* mmap offset of the data pages */
@@ -333,7 +333,7 @@ struct hwt_version {
 	__u32 filter_mask;
 	__u64 names_lost;	/* name records dropped: read(2) too slow */
 	__u32 nr_probes;	/* valid indexes for HWT_IOC_PROBE_INFO */
-	__u32 reserved1;
+	__u32 nr_online_cpus;	/* online now (ABI 1.1; 0 before) */
 	__u64 reserved[2];
 };
 

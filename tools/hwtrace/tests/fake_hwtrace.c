@@ -214,6 +214,7 @@ static int do_ioctl(unsigned long cmd, unsigned long arg)
 		v->abi_major = HWT_ABI_MAJOR;
 		v->abi_minor = HWT_ABI_MINOR;
 		v->nr_cpus = (uint32_t)ncpu;
+		v->nr_online_cpus = (uint32_t)ncpu;
 		v->max_chunks = MAXCHUNK;
 		v->event_size = HWT_EVENT_SIZE;
 		v->clock = HWT_CLOCK_MONO;
