@@ -106,14 +106,88 @@ static bool set_has(const char *set, const char *name)
 }
 
 /*
+ * Add to set every "<comm>-<tid>" a reader's text names: after each key
+ * (say "prev_comm = \"" or "name: \"") a quoted comm, after the matching
+ * tid key the number; tid 0 (idle) is no task.
+ */
+static void add_named(char *set, size_t size, const char *text, const char *comm_key,
+		      const char *tid_key)
+{
+	for (const char *p = text; (p = strstr(p, comm_key)); ) {
+		const char *c = p + strlen(comm_key), *t = strstr(c, tid_key);
+		char comm[64], name[96];
+		unsigned int tid;
+
+		p = c;
+		if (!t || sscanf(c, "%63[^\"]", comm) != 1 ||
+		    sscanf(t + strlen(tid_key), "%u", &tid) != 1 || !tid)
+			continue;
+		snprintf(name, sizeof(name), "%s-%u", comm, tid);
+		set_add(set, size, name);
+	}
+}
+
+/*
+ * The kernel-event formats, read by their own readers: babeltrace2 prints
+ * ctf's sched_switch (prev_comm before prev_tid) and statedump (tid before
+ * name: paired within its line); protoc decodes perfetto's sched_switch
+ * (prev_comm before prev_pid).
+ */
+static void reader_tasks(const char *fmt, const char *out, char *got, size_t size)
+{
+	static char text[1 << 17];
+	char cmd[512], txt[160];
+	FILE *f;
+	size_t n;
+
+	tmp_path(txt, sizeof(txt), "reader.txt");
+	if (!strcmp(fmt, "ctf"))
+		snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' > '%s'", out, txt);
+	else
+		snprintf(cmd, sizeof(cmd), "protoc --proto_path=../../libhwt/conv "
+			 "--decode=perfetto.protos.Trace ../../libhwt/conv/perfetto.proto "
+			 "< '%s' > '%s'", out, txt);
+	ck_assert_msg(system(cmd) == 0, "%s failed (is its reader installed?)", cmd);
+	f = fopen(txt, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (!strcmp(fmt, "ctf")) {
+		add_named(got, size, text, "prev_comm = \"", "prev_tid = ");
+		add_named(got, size, text, "next_comm = \"", "next_tid = ");
+		/* lttng_statedump_process_state: { tid = N, ..., name = "comm", ... } */
+		for (char *l = strstr(text, "lttng_statedump_process_state"); l;
+		     l = strstr(l + 1, "lttng_statedump_process_state")) {
+			char *end = strchr(l, '\n'), *nm, comm[64], name[96];
+			unsigned int tid;
+
+			if (end)
+				*end = '\0';
+			nm = strstr(l, "name = \"");
+			if (nm && sscanf(strstr(l, "tid = ") + 6, "%u", &tid) == 1 && tid &&
+			    sscanf(nm + 8, "%63[^\"]", comm) == 1) {
+				snprintf(name, sizeof(name), "%s-%u", comm, tid);
+				set_add(got, size, name);
+			}
+			if (end)
+				*end = '\n';
+		}
+	} else {
+		add_named(got, size, text, "prev_comm: \"", "prev_pid: ");
+		add_named(got, size, text, "next_comm: \"", "next_pid: ");
+	}
+}
+
+/*
  * dump's tasks ("pid=N(comm)", prev=, next=; idle is no task) are the
- * tasks of BTF, HTF, ATF and JSON, by "<comm>-<pid>"; an interrupt comes
+ * tasks of BTF, HTF, ATF, JSON, CTF and Perfetto, by "<comm>-<pid>"; an interrupt comes
  * before the first task is named (it once made BTF name that task
  * task-0), and idle runs in between (it once was a task swapper/N).
  */
 START_TEST(test_task_names_match_dump)
 {
-	static const char *const fmt[] = { "btf", "htf", "atf", "json" };
+	static const char *const fmt[] = { "btf", "htf", "atf", "json", "ctf", "perfetto" };
 	struct hwt_writer_opts o = { .sz = sizeof(o) };
 	struct hwt_trace_info info = { .nr_cpus = 2, .clock = HWT_CLOCK_MONO,
 				       .cycles_per_msec = 1000000,
@@ -173,9 +247,13 @@ START_TEST(test_task_names_match_dump)
 		tmp_path(out, sizeof(out), fmt[f]);
 		run_hwtrace(&r, conv, NULL);
 		ck_assert_msg(r.status == 0, "convert %s: exit %d: %s", fmt[f], r.status, r.err);
+		got[0] = '\0';
+		if (!strcmp(fmt[f], "ctf") || !strcmp(fmt[f], "perfetto")) {
+			reader_tasks(fmt[f], out, got, sizeof(got));
+			goto compare;
+		}
 		n = slurp_file(out, buf, sizeof(buf));
 		ck_assert_uint_gt(n, 0);
-		got[0] = '\0';
 		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *q;
 
@@ -209,6 +287,7 @@ START_TEST(test_task_names_match_dump)
 				set_add(got, sizeof(got), q);
 			}
 		}
+compare:
 		ck_assert_msg(set_count(got) == set_count(want), "%s: %zu tasks, dump %zu",
 			      fmt[f], set_count(got), set_count(want));
 		for (p = want; *p; p += strlen(p) + 1)
