@@ -338,15 +338,24 @@ static __always_inline int hwt_bpf_record(struct hwt_bpf_cpu *w,
 	int ret;
 
 	if (lost != HWT_BPF_READ(w->lost_reported) && kind == HWT_BPF_W_EVENT) {
-		struct hwt_bpf_rec l = { .code = HWT_EV_LOST, .par2 = (__u32)lost };
+		struct hwt_bpf_rec l = { .code = HWT_EV_LOST,
+					 .par1 = (__u16)(lost >> 32),
+					 .par2 = (__u32)lost };
 
-		if (hwt_bpf_ring_write(w, m, d, nr_slots, cyc, normal_slots - 1,
-				       HWT_BPF_W_EVENT, &l, 1) == HWT_BPF_OK)
-			HWT_BPF_WRITE(w->lost_reported, lost);
+		/*
+		 * The report leaves a slot for the event; without the report
+		 * the event is lost too, so no gap goes unreported.
+		 */
+		ret = hwt_bpf_ring_write(w, m, d, nr_slots, cyc, normal_slots - 1,
+					 HWT_BPF_W_EVENT, &l, 1);
+		if (ret != HWT_BPF_OK)
+			goto refused;
+		HWT_BPF_WRITE(w->lost_reported, lost);
 	}
 	ret = hwt_bpf_ring_write(w, m, d, nr_slots, cyc,
 				 kind == HWT_BPF_W_EVENT ? normal_slots : nr_slots,
 				 kind, &r, 1);
+refused:
 	if (ret == HWT_BPF_FULL)
 		__sync_fetch_and_add(&m->lost, 1);
 	return ret;
@@ -393,7 +402,9 @@ static __always_inline int hwt_bpf_cpu_stop(struct hwt_bpf_cpu *w,
 		return HWT_BPF_OFF;
 	lost = HWT_BPF_READ(m->lost);
 	if (lost != HWT_BPF_READ(w->lost_reported)) {
-		struct hwt_bpf_rec l = { .code = HWT_EV_LOST, .par2 = (__u32)lost };
+		struct hwt_bpf_rec l = { .code = HWT_EV_LOST,
+					 .par1 = (__u16)(lost >> 32),
+					 .par2 = (__u32)lost };
 
 		if (hwt_bpf_ring_write(w, m, d, nr_slots, cyc, nr_slots,
 				       HWT_BPF_W_CTL, &l, 1) == HWT_BPF_OK)

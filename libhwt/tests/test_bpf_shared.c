@@ -238,6 +238,34 @@ START_TEST(test_full_lost)
 }
 END_TEST
 
+/*
+ * A loss pending at fill == NORMAL - 1: the report does not fit before the
+ * event, so the event is lost too (never a gap without a report); after a
+ * drain both go in.  The report carries the total's bits 32..47 in par1.
+ */
+START_TEST(test_lost_report_or_nothing)
+{
+	struct got g;
+	uint32_t i;
+
+	ring_init(0);
+	for (i = 0; i < NORMAL - 1; i++)
+		ck_assert_int_eq(rec(HWT_EV_IPOINT, i), HWT_BPF_OK);
+	R.meta.lost = (1ull << 32) + 5;		/* as if that many had not fitted */
+	ck_assert_int_eq(rec(HWT_EV_IPOINT, 100), HWT_BPF_FULL);
+	ck_assert_uint_eq(R.meta.lost, (1ull << 32) + 6);
+	ck_assert_uint_eq(drain(&g), NORMAL - 1);
+	for (i = 0; i < g.n; i++)
+		ck_assert_uint_ne(g.ev[i].par2, 100);
+	ck_assert_int_eq(rec(HWT_EV_IPOINT, 101), HWT_BPF_OK);
+	ck_assert_uint_eq(drain(&g), 2);
+	ck_assert_uint_eq(g.ev[0].code, HWT_EV_LOST);
+	ck_assert_uint_eq(g.ev[0].par1, 1);
+	ck_assert_uint_eq(g.ev[0].par2, 6);
+	ck_assert_uint_eq(g.ev[1].par2, 101);
+}
+END_TEST
+
 /* An untrusted data_tail outside the ring makes it full, never an index. */
 START_TEST(test_bad_tail)
 {
@@ -458,6 +486,7 @@ int main(void)
 	tcase_add_test(w, test_write_drain);
 	tcase_add_test(w, test_off);
 	tcase_add_test(w, test_full_lost);
+	tcase_add_test(w, test_lost_report_or_nothing);
 	tcase_add_test(w, test_bad_tail);
 	tcase_add_test(w, test_nested_reserve);
 	tcase_add_test(w, test_nested_commit);

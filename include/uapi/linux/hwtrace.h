@@ -78,7 +78,7 @@ enum hwt_event_code {
 	HWT_EV_BLACKOUT_END		= 0x50,	/* -, - */
 	HWT_EV_ID			= 0x60,	/* cpu, pid */
 	HWT_EV_NUMEVENTS		= 0x70,	/* -, events */
-	HWT_EV_LOST			= 0x80,	/* lost >> 32, lost total (Linux) */
+	HWT_EV_LOST			= 0x80,	/* lost high, lost total (Linux) */
 	HWT_EV_CRASH			= 0x90,	/* kind, cpu (Linux) */
 
 	/* ipoint */
