@@ -77,6 +77,7 @@ static int hwt_get_version(struct hwt_version *v)
 	v->names_lost = hwt_names_lost();
 	v->nr_probes = hwt_nr_probes();
 	v->nr_online_cpus = num_online_cpus();
+	v->prio_missed = hwt_prio_missed();
 	return 0;
 }
 

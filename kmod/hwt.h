@@ -123,6 +123,7 @@ int hwt_probes_init(void);
 int hwt_probes_sync(void);
 unsigned int hwt_nr_probes(void);
 int hwt_probe_info(struct hwt_probe_info *info);
+u64 hwt_prio_missed(void);
 
 /* names.c: the pid/irq name channel read(2) from the device */
 struct task_struct;

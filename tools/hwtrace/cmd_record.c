@@ -89,14 +89,26 @@ struct rec_opts {
 
 /* --- the module backend (the BPF one is in record_bpf.c) ----------------- */
 
+/* set_priority events the module's kretprobes missed while tracing */
+static uint64_t mod_prio_missed(struct rec *r)
+{
+	struct hwt_version v;
+
+	return hwt_dev_version(r->dev, &v) < 0 ? 0 : v.prio_missed;
+}
+
 static int mod_enable(struct rec *r)
 {
+	r->missed_base = mod_prio_missed(r);
 	return hwt_dev_enable(r->dev);
 }
 
 static int mod_disable(struct rec *r)
 {
-	return hwt_dev_disable(r->dev);
+	int ret = hwt_dev_disable(r->dev);
+
+	r->missed = mod_prio_missed(r) - r->missed_base;
+	return ret;
 }
 
 static int64_t mod_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)

@@ -72,7 +72,9 @@ struct rec {
 	uint64_t *lost, *ow;		/* [ver.nr_cpus], as of the last counters() */
 	uint64_t fill;			/* the fullest ring, % */
 	uint64_t total;
-	uint64_t missed;		/* bpf: events the kernel ran no program for */
+	uint64_t missed;		/* events lost on no known CPU: bpf programs
+					 * the kernel did not run, set_priority
+					 * calls the module's kretprobes missed */
 	uint64_t missed_base;		/* ... before the trace began */
 	double t0;			/* when the drain began (CLOCK_MONOTONIC) */
 	int names_ok;

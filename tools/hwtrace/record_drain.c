@@ -318,8 +318,10 @@ void rec_summary(const struct rec *r)
 		fprintf(stderr, "%s: %" PRIu64 " older records overwritten (cyclic mode keeps the last %s)\n",
 			prog, to, "BUFSIZE");
 	if (r->missed)
-		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST, CPU unknown: the kernel did not run a BPF program nested in itself\n",
-			prog, r->missed);
+		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST, CPU unknown: %s\n",
+			prog, r->missed, r->bpf ?
+			"the kernel did not run a BPF program nested in itself" :
+			"set_priority calls the kretprobes missed (maxactive)");
 	if (r->udp >= 0)
 		fprintf(stderr, "%s: %" PRIu32 " UDP packets sent, then the end-of-trace packet\n",
 			prog, r->packet_no);

@@ -334,7 +334,8 @@ struct hwt_version {
 	__u64 names_lost;	/* name records dropped: read(2) too slow */
 	__u32 nr_probes;	/* valid indexes for HWT_IOC_PROBE_INFO */
 	__u32 nr_online_cpus;	/* online now (ABI 1.1; 0 before) */
-	__u64 reserved[2];
+	__u64 prio_missed;	/* set_priority events missed (ABI 1.1) */
+	__u64 reserved[1];
 };
 
 struct hwt_chunk_create {
