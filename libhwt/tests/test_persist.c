@@ -14,7 +14,8 @@
 #define NAMES		8u
 #define AREA_SIZE	(PAGE + PAGE + NCPU * (PAGE + 2 * PAGE))
 
-static uint8_t area[AREA_SIZE];
+/* page-aligned as the real area (its ring meta pages need 64-byte alignment) */
+static uint8_t area[AREA_SIZE] __attribute__((aligned(4096)));
 
 static struct hwt_persist_header *hdr(void)
 {
