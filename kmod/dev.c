@@ -154,6 +154,8 @@ static bool hwt_ioctl_known(unsigned int cmd)
 	case HWT_IOC_RING_INFO:
 	case HWT_IOC_SET_CLOCK:
 	case HWT_IOC_PROBE_INFO:
+	case HWT_IOC_PERSIST_INFO:
+	case HWT_IOC_PERSIST_RELEASE:
 		return true;
 	default:
 		return false;
