@@ -842,6 +842,26 @@ TEST_F_TIMEOUT(fz, fuzz, 600)
 }
 
 /* No byte the kernel returns is stale: reserved, padding, beyond room. */
+/*
+ * Every command of the UAPI reaches its handler: whatever a zeroed argument
+ * makes it answer, it is never -ENOTTY, which only unknown numbers get.
+ */
+TEST(every_command_known)
+{
+	static char arg[4096] __attribute__((aligned(64)));
+	int fd = hwt_open();
+
+	ASSERT_LE(0, fd);
+	for (size_t i = 0; i < NR_CMDS; i++) {
+		memset(arg, 0, sizeof(arg));
+		EXPECT_NE(-ENOTTY, hwt_ioc(fd, hwt_cmds[i], (unsigned long)arg)) {
+			TH_LOG("command 0x%lx answered -ENOTTY", hwt_cmds[i]);
+		}
+		hwt_reset(fd);
+	}
+	close(fd);
+}
+
 TEST(no_stale_bytes)
 {
 	struct hwt_chunk_stat st[3 * MAX_CPUS];
