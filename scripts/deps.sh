@@ -41,9 +41,10 @@ declare -A groups=(
 	      trace-cmd stress-ng"
 	# xz-utils: linux-source-6.1 ships as .tar.xz.
 	[lint]="linux-source-6.1 perl xz-utils shellcheck"
-	# make check-debug builds linux-source-6.1 itself: certs/ and objtool
-	# need OpenSSL and libelf headers.
-	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils"
+	# make check-debug builds linux-source-6.1 itself, with clang-16 (kCFI):
+	# certs/ and objtool need OpenSSL and libelf headers.
+	[debug]="linux-source-6.1 libssl-dev libelf-dev flex bison bc xz-utils
+		 clang-16 lld-16 llvm-16"
 	[fresh]="debootstrap git"
 	# the tracers hwtrace's bpf backend is measured against, and hackbench
 	[bench]="linux-perf bpftrace rt-tests"

@@ -3,7 +3,9 @@
 #
 # Build (once) the hwtrace debug kernel: Debian's linux-source-6.1 with
 # x86_64_defconfig + kvm_guest.config + scripts/debug-kernel/debug.config
-# (KASAN, lockdep, UBSAN, kmemleak, fault injection, ...), and cache it
+# (KASAN, lockdep, UBSAN, kmemleak, fault injection, kCFI, ...), built with
+# clang-16 (LLVM=-16: kCFI needs clang >= 16; modules built against the
+# tree must use the same toolchain, see scripts/module-for.sh), and cache it
 # outside the repository, keyed by a hash of the fragment, the source
 # package version, the compiler and this script's recipe version:
 #
@@ -21,7 +23,10 @@
 set -euo pipefail
 
 # Bump when the build steps change in a way the fragment does not show.
-recipe=1
+recipe=2
+
+# The toolchain of the kernel and of every module built against it.
+llvm=-16
 
 here=$(cd "$(dirname "$0")" && pwd)
 fragment=$here/debug.config
@@ -51,11 +56,11 @@ bash "$here/../deps.sh" debug
 # The source version: the package's when dpkg knows it, else the tarball's hash.
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
 [ -n "$srcver" ] || srcver=$(sha256sum "$tarball" | cut -d' ' -f1)
-ccver=$(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion)
+ccver=$("clang$llvm" -dumpversion)
 key=$({
 	cat "$fragment"
 	echo "source $srcver"
-	echo "gcc $ccver"
+	echo "clang $ccver"
 	echo "recipe $recipe"
 } | sha256sum | cut -c1-16)
 dir=$cache/$key
@@ -98,10 +103,10 @@ tar -xf "$tarball" -C "$dir/linux" --strip-components=1 "$top" ||
 cd "$dir/linux"
 
 {
-	make x86_64_defconfig
+	make LLVM=$llvm x86_64_defconfig
 	KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m .config \
 		kernel/configs/kvm_guest.config "$fragment"
-	make olddefconfig
+	make LLVM=$llvm olddefconfig
 } >"$log" 2>&1 || fail "configuring failed"
 
 # Every line of the fragment must survive olddefconfig: a misspelt symbol or
@@ -125,15 +130,16 @@ done <"$fragment"
 # bzImage for the VM; "modules" builds the few =m drivers defconfig has and,
 # with them, Module.symvers, which external module builds (M=) need.
 echo "build.sh: make -j$jobs bzImage modules ($(grep -c '=m$' .config) modules)" >&2
-make -j"$jobs" bzImage modules >>"$log" 2>&1 || fail "kernel build failed"
+make LLVM=$llvm -j"$jobs" bzImage modules >>"$log" 2>&1 || fail "kernel build failed"
 cp arch/x86/boot/bzImage "$dir/bzImage"
 secs=$(($(date +%s) - start))
 cat >"$dir/info" <<EOF
 key $key
 source linux-source-6.1 $srcver
-gcc $ccver
+clang $ccver
+llvm $llvm
 recipe $recipe
-release $(make -s kernelrelease)
+release $(make -s LLVM=$llvm kernelrelease)
 jobs $jobs
 build_seconds $secs
 built $(date -u +%Y-%m-%dT%H:%M:%SZ)
