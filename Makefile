@@ -35,8 +35,10 @@ selftests: $(LINUX_SRC)/.done
 
 # The VM payload: module, kselftests and the script that runs them.
 vm-payload: module selftests tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(SELFTESTS)/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers W=1 modules
 	rm -rf $(BUILD)/payload && mkdir -p $(BUILD)/payload
-	cp kmod/hwtrace.ko $(SELFTESTS)/build/* $(SELFTESTS)/*.sh \
+	cp kmod/hwtrace.ko $(SELFTESTS)/kmod/*.ko $(SELFTESTS)/build/* $(SELFTESTS)/*.sh \
 		tools/hwtrace/build/hwtrace $(BUILD)/payload/
 	cp $(SELFTESTS)/vm-run.sh $(BUILD)/payload/run.sh
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/vm.cpio.gz -p $(BUILD)/payload \
@@ -135,6 +137,7 @@ check-fresh:
 lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
+		$(filter-out %.mod.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
 		include/uapi/linux/hwtrace.h
 	@# compat.h is the one place where kernel-version tests belong
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
@@ -170,6 +173,7 @@ check-packages:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/kmod clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/$(SELFTESTS)/kmod clean
 	-$(MAKE) -C libhwt clean
 	-$(MAKE) -C tools/hwtrace clean
 	rm -rf $(BUILD)

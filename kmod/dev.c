@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/hwtrace: the misc device, its ioctls (the FTrace API) and mmap of the
- * rings.  Every ioctl runs under hwt_lock; the tracing fast path never takes
- * it.
+ * rings.  One table (hwt_ioctls[]) lists the commands: who may use each and
+ * whether it runs under hwt_lock (all but injection and the chunk table).
+ * The tracing fast path never takes that lock.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/module.h>
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
@@ -60,9 +62,10 @@ static bool hwt_full_access(const struct file *file)
 	return file->private_data != HWT_FILE_INJECT_ONLY;
 }
 
-static int hwt_get_version(struct hwt_version *v)
+static long hwt_get_version(void *buf, unsigned long arg)
 {
-	memset(v, 0, sizeof(*v));
+	struct hwt_version *v = buf;
+
 	v->abi_major = HWT_ABI_MAJOR;
 	v->abi_minor = HWT_ABI_MINOR;
 	v->nr_cpus = nr_cpu_ids;
@@ -82,84 +85,156 @@ static int hwt_get_version(struct hwt_version *v)
 }
 
 /*
- * buf holds the copied-in argument of pointer ioctls.  Value ioctls take an
- * int (ids, flags, clock): userspace passes one through ioctl()'s varargs,
- * so only the low 32 bits of arg are defined.
+ * One handler per command: buf holds the copied-in argument of pointer
+ * ioctls (zeroed first, copied out after success for _IOR ones).  Value
+ * ioctls take an int (ids, flags, clock): userspace passes one through
+ * ioctl()'s varargs, so only the low 32 bits of arg are defined.
  */
-static long hwt_ioctl_locked(unsigned int cmd, unsigned long arg, void *buf)
+static long hwt_ioc_enable(void *buf, unsigned long arg)
 {
-	switch (cmd) {
-	case HWT_IOC_GET_VERSION:
-		return hwt_get_version(buf);
-	case HWT_IOC_ENABLE:
-		return hwt_enable();
-	case HWT_IOC_DISABLE:
-		hwt_disable();
-		return 0;
-	case HWT_IOC_CHUNK_CREATE:
-		return hwt_chunk_create(buf);
-	case HWT_IOC_CHUNK_DELETE:
-		return hwt_chunk_delete((int)arg);
-	case HWT_IOC_SET_CHUNK_FLAGS:
-		return hwt_chunk_set_flags(buf);
-	case HWT_IOC_GET_CHUNK_FLAGS:
-		return hwt_chunk_get_flags(buf);
-	case HWT_IOC_CHUNK_SELECT:
-		return hwt_chunk_select((int)arg);
-	case HWT_IOC_CHUNK_LINK:
-		return hwt_chunk_link(buf);
-	case HWT_IOC_GET_FIRST_CHUNK:
-		return hwt_chunk_first((unsigned int)arg);
-	case HWT_IOC_SET_FILTER:
-		return hwt_set_filter(buf);
-	case HWT_IOC_GET_FILTER:
-		*(u32 *)buf = hwt_filter_mask;
-		return 0;
-	case HWT_IOC_RING_INFO:
-		return hwt_chunk_ring_info(buf);
-	case HWT_IOC_SET_CLOCK:
-		return hwt_set_clock((unsigned int)arg);
-	case HWT_IOC_PROBE_INFO:
-		return hwt_probe_info(buf);
-	case HWT_IOC_PERSIST_INFO:
-		return hwt_persist_info(buf);
-	case HWT_IOC_PERSIST_RELEASE:
-		return hwt_persist_release();
-	default:
-		return -ENOTTY;
-	}
+	return hwt_enable();
 }
 
-/*
- * The commands, each exactly as numbered (type, number, direction and
- * argument size): anything else is -ENOTTY before its argument is touched.
- */
-static bool hwt_ioctl_known(unsigned int cmd)
+static long hwt_ioc_disable(void *buf, unsigned long arg)
 {
-	switch (cmd) {
-	case HWT_IOC_GET_VERSION:
-	case HWT_IOC_ENABLE:
-	case HWT_IOC_DISABLE:
-	case HWT_IOC_CHUNK_CREATE:
-	case HWT_IOC_CHUNK_DELETE:
-	case HWT_IOC_SET_CHUNK_FLAGS:
-	case HWT_IOC_GET_CHUNK_FLAGS:
-	case HWT_IOC_CHUNK_SELECT:
-	case HWT_IOC_CHUNK_LINK:
-	case HWT_IOC_GET_FIRST_CHUNK:
-	case HWT_IOC_CHUNK_TABLE:
-	case HWT_IOC_SET_FILTER:
-	case HWT_IOC_GET_FILTER:
-	case HWT_IOC_LOG_EVENT:
-	case HWT_IOC_RING_INFO:
-	case HWT_IOC_SET_CLOCK:
-	case HWT_IOC_PROBE_INFO:
-	case HWT_IOC_PERSIST_INFO:
-	case HWT_IOC_PERSIST_RELEASE:
-		return true;
-	default:
-		return false;
+	hwt_disable();
+	return 0;
+}
+
+static long hwt_ioc_chunk_create(void *buf, unsigned long arg)
+{
+	return hwt_chunk_create(buf);
+}
+
+static long hwt_ioc_chunk_delete(void *buf, unsigned long arg)
+{
+	return hwt_chunk_delete((int)arg);
+}
+
+static long hwt_ioc_set_chunk_flags(void *buf, unsigned long arg)
+{
+	return hwt_chunk_set_flags(buf);
+}
+
+static long hwt_ioc_get_chunk_flags(void *buf, unsigned long arg)
+{
+	return hwt_chunk_get_flags(buf);
+}
+
+static long hwt_ioc_chunk_select(void *buf, unsigned long arg)
+{
+	return hwt_chunk_select((int)arg);
+}
+
+static long hwt_ioc_chunk_link(void *buf, unsigned long arg)
+{
+	return hwt_chunk_link(buf);
+}
+
+static long hwt_ioc_get_first_chunk(void *buf, unsigned long arg)
+{
+	return hwt_chunk_first((unsigned int)arg);
+}
+
+static long hwt_ioc_chunk_table(void *buf, unsigned long arg)
+{
+	return hwt_chunk_table(buf);
+}
+
+static long hwt_ioc_set_filter(void *buf, unsigned long arg)
+{
+	return hwt_set_filter(buf);
+}
+
+static long hwt_ioc_get_filter(void *buf, unsigned long arg)
+{
+	*(u32 *)buf = hwt_filter_mask;
+	return 0;
+}
+
+static long hwt_ioc_log_event(void *buf, unsigned long arg)
+{
+	return hwt_log_user(buf);
+}
+
+static long hwt_ioc_ring_info(void *buf, unsigned long arg)
+{
+	return hwt_chunk_ring_info(buf);
+}
+
+static long hwt_ioc_set_clock(void *buf, unsigned long arg)
+{
+	return hwt_set_clock((unsigned int)arg);
+}
+
+static long hwt_ioc_probe_info(void *buf, unsigned long arg)
+{
+	return hwt_probe_info(buf);
+}
+
+static long hwt_ioc_persist_info(void *buf, unsigned long arg)
+{
+	return hwt_persist_info(buf);
+}
+
+static long hwt_ioc_persist_release(void *buf, unsigned long arg)
+{
+	return hwt_persist_release();
+}
+
+/* the command may be used on a descriptor opened for injection only */
+#define HWT_IOC_INJECT		BIT(0)
+/*
+ * runs without hwt_lock: injection is userspace's fast path, and the chunk
+ * table copies to user memory itself
+ */
+#define HWT_IOC_UNLOCKED	BIT(1)
+
+struct hwt_ioctl_desc {
+	unsigned int cmd;
+	unsigned int flags;
+	long (*fn)(void *buf, unsigned long arg);
+};
+
+#define HWT_IOCTL(name, handler, fl)					\
+	[_IOC_NR(HWT_IOC_##name)] = {					\
+		.cmd = HWT_IOC_##name, .flags = (fl), .fn = (handler)	\
 	}
+
+/* Every command, each exactly as numbered: the one list the dispatch reads. */
+static const struct hwt_ioctl_desc hwt_ioctls[] = {
+	HWT_IOCTL(GET_VERSION, hwt_get_version, HWT_IOC_INJECT),
+	HWT_IOCTL(ENABLE, hwt_ioc_enable, 0),
+	HWT_IOCTL(DISABLE, hwt_ioc_disable, 0),
+	HWT_IOCTL(CHUNK_CREATE, hwt_ioc_chunk_create, 0),
+	HWT_IOCTL(CHUNK_DELETE, hwt_ioc_chunk_delete, 0),
+	HWT_IOCTL(SET_CHUNK_FLAGS, hwt_ioc_set_chunk_flags, 0),
+	HWT_IOCTL(GET_CHUNK_FLAGS, hwt_ioc_get_chunk_flags, 0),
+	HWT_IOCTL(CHUNK_SELECT, hwt_ioc_chunk_select, 0),
+	HWT_IOCTL(CHUNK_LINK, hwt_ioc_chunk_link, 0),
+	HWT_IOCTL(GET_FIRST_CHUNK, hwt_ioc_get_first_chunk, 0),
+	HWT_IOCTL(CHUNK_TABLE, hwt_ioc_chunk_table, HWT_IOC_UNLOCKED),
+	HWT_IOCTL(SET_FILTER, hwt_ioc_set_filter, 0),
+	HWT_IOCTL(GET_FILTER, hwt_ioc_get_filter, 0),
+	HWT_IOCTL(LOG_EVENT, hwt_ioc_log_event, HWT_IOC_INJECT | HWT_IOC_UNLOCKED),
+	HWT_IOCTL(RING_INFO, hwt_ioc_ring_info, 0),
+	HWT_IOCTL(SET_CLOCK, hwt_ioc_set_clock, 0),
+	HWT_IOCTL(PROBE_INFO, hwt_ioc_probe_info, 0),
+	HWT_IOCTL(PERSIST_INFO, hwt_ioc_persist_info, 0),
+	HWT_IOCTL(PERSIST_RELEASE, hwt_ioc_persist_release, 0),
+};
+
+/* The command's entry, or NULL: anything not listed exactly is -ENOTTY. */
+static const struct hwt_ioctl_desc *hwt_ioctl_find(unsigned int cmd)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != HWT_IOC_MAGIC || nr >= ARRAY_SIZE(hwt_ioctls))
+		return NULL;
+	nr = array_index_nospec(nr, ARRAY_SIZE(hwt_ioctls));
+	if (!hwt_ioctls[nr].fn || hwt_ioctls[nr].cmd != cmd)
+		return NULL;
+	return &hwt_ioctls[nr];
 }
 
 static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -177,14 +252,15 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct hwt_persist_info persist;
 		u32 mask;
 	} buf;
+	const struct hwt_ioctl_desc *ioc = hwt_ioctl_find(cmd);
 	void __user *uarg = (void __user *)arg;
 	unsigned int size = _IOC_SIZE(cmd);
 	long ret;
 
-	if (!hwt_ioctl_known(cmd))
+	/* before the argument is touched */
+	if (!ioc)
 		return -ENOTTY;
-	if (!hwt_full_access(file) && cmd != HWT_IOC_LOG_EVENT &&
-	    cmd != HWT_IOC_GET_VERSION)
+	if (!hwt_full_access(file) && !(ioc->flags & HWT_IOC_INJECT))
 		return -EPERM;
 	if (WARN_ON_ONCE(size > sizeof(buf)))	/* a command buf lacks */
 		return -ENOTTY;
@@ -192,16 +268,11 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&buf, uarg, size))
 		return -EFAULT;
 
-	/* injection is the fast path from userspace: no lock */
-	if (cmd == HWT_IOC_LOG_EVENT)
-		return hwt_log_user(&buf.log);
-
-	/* the table copies to user memory itself, outside hwt_lock */
-	if (cmd == HWT_IOC_CHUNK_TABLE) {
-		ret = hwt_chunk_table(&buf.table);
+	if (ioc->flags & HWT_IOC_UNLOCKED) {
+		ret = ioc->fn(&buf, arg);
 	} else {
 		mutex_lock(&hwt_lock);
-		ret = hwt_ioctl_locked(cmd, arg, &buf);
+		ret = ioc->fn(&buf, arg);
 		mutex_unlock(&hwt_lock);
 	}
 

@@ -5,7 +5,7 @@
 # Debian kernel) from a copy of the sources in OUT, so that kmod/'s own
 # build products stay as they are.  W=1; any compiler warning fails.
 # A tree configured with clang (the kCFI debug kernel) is built with the
-# LLVM toolchain its build.sh recorded next to it (info: "llvm -16").
+# LLVM toolchain its build.sh recorded (scripts/kbuild-llvm.sh).
 # Prints the path of the module; the build log is OUT/module.log.
 #
 # usage: scripts/module-for.sh KERNEL_TREE OUT
@@ -16,11 +16,8 @@ tree=$1
 out=$2
 cd "$(dirname "$0")/.."
 
-llvm=()
-if grep -qx 'CONFIG_CC_IS_CLANG=y' "$tree/.config" 2>/dev/null; then
-	suffix=$(sed -n 's/^llvm //p' "$tree/../info" 2>/dev/null)
-	llvm=(LLVM="${suffix:-1}")
-fi
+# shellcheck disable=SC2207 # one word or none
+llvm=($(bash scripts/kbuild-llvm.sh "$tree"))
 
 bash scripts/dkms-source.sh "$out"
 if ! make -C "$tree" "${llvm[@]}" M="$(cd "$out" && pwd)" W=1 -j"$(($(nproc) + 1))" modules \

@@ -50,6 +50,8 @@ mkdir -p "$out/payload"
 
 echo "check-debug: hwtrace.ko against $tree" >&2
 ko=$(bash scripts/module-for.sh "$tree" "$out/mod")
+# one path per line, none with blanks; a failed build stops here (set -e)
+test_kos=$(bash scripts/test-modules-for.sh "$tree" "$out/mod")
 
 echo "check-debug: kselftests" >&2
 bash scripts/lint-src.sh build/linux-src
@@ -68,7 +70,8 @@ make tools >"$out/tools.log" 2>&1 || {
 }
 
 # The payload of `make vm-payload`, with vm-run.sh as tests.sh under ours.
-cp "$ko" "$out"/selftests/* selftests/hwtrace/*.sh \
+# shellcheck disable=SC2086 # the list splits on purpose
+cp "$ko" $test_kos "$out"/selftests/* selftests/hwtrace/*.sh \
 	tools/hwtrace/build/hwtrace "$out/payload/"
 mv "$out/payload/vm-run.sh" "$out/payload/tests.sh"
 cp "$here/vm-run.sh" "$out/payload/run.sh"
