@@ -23,7 +23,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..24"
 
 for mode in stream stop cyclic chain; do
 	$hwtrace record -q -m $mode -b 4M -f task,irq,timer,ipoint -o $t/$mode.hwt \
@@ -83,5 +83,12 @@ rmmod hwtrace
 ! $hwtrace ctl version >$t/nomod.out 2>&1 && grep -q insmod $t/nomod.out
 ok $? "no module: says how to load it"
 insmod /hwt/hwtrace.ko
+
+# every counter of the module's version answer, the ABI 1.1 ones included
+$hwtrace ctl version >$t/version.out 2>&1 &&
+	grep -q '^CPUs: *[0-9]* possible, [0-9]* online$' $t/version.out &&
+	grep -q '^names lost: *[0-9][0-9]*$' $t/version.out &&
+	grep -q '^prio missed: *[0-9][0-9]*$' $t/version.out
+ok $? "ctl version: CPUs possible and online, names lost, prio missed"
 
 [ $fails -eq 0 ]

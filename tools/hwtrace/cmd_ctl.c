@@ -162,6 +162,9 @@ static int show_version(struct hwt_dev *d)
 	printf("filter mask: 0x%04x\n", v.filter_mask);
 	printf("max chunks:  %u\n", v.max_chunks);
 	printf("names lost:  %" PRIu64 "\n", (uint64_t)v.names_lost);
+	/* losses of the priority family no ring could count (kretprobe misses) */
+	if (v.abi_minor >= 1)
+		printf("prio missed: %" PRIu64 "\n", (uint64_t)v.prio_missed);
 	return EXIT_OK;
 }
 
