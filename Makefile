@@ -26,7 +26,7 @@ lib:
 tools: lib
 	$(MAKE) -C tools/hwtrace
 
-$(LINUX_SRC)/.done:
+$(LINUX_SRC)/.done: scripts/lint-src.sh
 	bash scripts/lint-src.sh $(LINUX_SRC)
 	touch $@
 
@@ -139,6 +139,10 @@ lint: $(LINUX_SRC)/.done
 		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
 		$(filter-out %.mod.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
 		include/uapi/linux/hwtrace.h
+	@# the kerneldoc of the in-kernel API (hwtrace_log()) must parse cleanly
+	@mkdir -p $(BUILD)
+	perl $(LINUX_SRC)/scripts/kernel-doc -none -v kmod/*.[ch] 2>$(BUILD)/kernel-doc.log
+	@! grep 'warning:' $(BUILD)/kernel-doc.log
 	@# compat.h is the one place where kernel-version tests belong
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON kmod/compat.h

@@ -165,14 +165,11 @@ static struct kretprobe krp_set_user_nice = PRIO_KRETPROBE(set_user_nice, prio_s
 static struct kretprobe krp_setscheduler =
 	PRIO_KRETPROBE(__sched_setscheduler, prio_setscheduler);
 
-/**
- * hwt_prio_missed() - set_priority events the kretprobes did not record
- *
- * A kretprobe misses a call when all its instances are in use (maxactive)
- * or when it would recurse; the priority family then lost that event, on
- * a CPU nobody knows.
- *
- * Return: the misses of both kretprobes since the module was loaded.
+/*
+ * The set_priority events the kretprobes did not record.  A kretprobe
+ * misses a call when all its instances are in use (maxactive) or when it
+ * would recurse; the priority family then lost that event, on a CPU nobody
+ * knows.  Counts both kretprobes' misses since the module was loaded.
  */
 u64 hwt_prio_missed(void)
 {

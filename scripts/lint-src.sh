@@ -3,7 +3,7 @@
 #
 # Extract the few kernel files the lint and selftest builds use from Debian's
 # linux-source-6.1 tarball into OUTDIR (a build cache, never the repo):
-#   OUTDIR/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch}
+#   OUTDIR/scripts/{checkpatch.pl,kernel-doc,spelling.txt,const_structs.checkpatch}
 #   OUTDIR/tools/testing/selftests/{kselftest.h,kselftest_harness.h}
 # Does nothing when they are all there already. Prints nothing on success.
 #
@@ -19,6 +19,7 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 top=linux-source-6.1
 files=(
 	scripts/checkpatch.pl
+	scripts/kernel-doc
 	scripts/spelling.txt
 	scripts/const_structs.checkpatch
 	tools/testing/selftests/kselftest.h
