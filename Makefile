@@ -33,11 +33,14 @@ $(LINUX_SRC)/.done:
 selftests: $(LINUX_SRC)/.done
 	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(LINUX_SRC)/tools/testing/selftests
 
-# The VM payload: module, kselftests and the script that runs them.
+# The VM payload: module, kselftests and the script that runs them, and the
+# test module that oopses (persist_test.sh) built for the same kernel.
 vm-payload: module selftests tools
 	rm -rf $(BUILD)/payload && mkdir -p $(BUILD)/payload
 	cp kmod/hwtrace.ko $(SELFTESTS)/build/* $(SELFTESTS)/*.sh \
 		tools/hwtrace/build/hwtrace $(BUILD)/payload/
+	ko=$$(bash scripts/module-for.sh $(KDIR) $(BUILD)/hwt_oops $(SELFTESTS)/hwt_oops) && \
+		cp "$$ko" $(BUILD)/payload/
 	cp $(SELFTESTS)/vm-run.sh $(BUILD)/payload/run.sh
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/vm.cpio.gz -p $(BUILD)/payload \
 		$(foreach b,$(VM_BINS),-b $(b))
@@ -139,6 +142,9 @@ lint: $(LINUX_SRC)/.done
 	@# compat.h is the one place where kernel-version tests belong
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON kmod/compat.h
+	@# the test module's one job is to BUG()
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		--ignore AVOID_BUG $(SELFTESTS)/hwt_oops/hwt_oops.c
 
 # libFuzzer on the .hwt reader, every converter and the UDP decoder
 fuzz:

@@ -3,7 +3,8 @@
 #
 # The kselftests on the newest kernel Debian 12 ships besides its own 6.1
 # (the 6.12 LTS series from bookworm-security), installed here when missing:
-# hwtrace.ko built against its headers (scripts/module-for.sh), the payload
+# hwtrace.ko and the test module hwt_oops.ko built against its headers
+# (scripts/module-for.sh), the payload
 # of `make vm-payload` with that module, and the VM booted on that kernel.
 # Output as scripts/vm/run.sh's; logs in build/vm-newer/.
 #
@@ -39,8 +40,10 @@ echo "newer-kernel.sh: kernel $rel" >&2
 rm -rf "$out"
 mkdir -p "$out"
 ko=$(bash scripts/module-for.sh "/usr/src/linux-headers-$rel" "$out/mod")
+oops_ko=$(bash scripts/module-for.sh "/usr/src/linux-headers-$rel" "$out/hwt_oops" \
+	selftests/hwtrace/hwt_oops)
 cp -r build/payload "$out/payload"
-cp "$ko" "$out/payload/"
+cp "$ko" "$oops_ko" "$out/payload/"
 bash scripts/vm/mkinitramfs.sh -o "$out/vm.cpio.gz" -p "$out/payload" \
 	-b /usr/bin/trace-cmd -b /usr/bin/hackbench
 bash scripts/vm/run.sh --kernel "/boot/vmlinuz-$rel" "$@" -i "$out/vm.cpio.gz"
