@@ -60,10 +60,11 @@ check-vm-smp4: vm-payload
 		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
-# The persistent flight recorder across a panic and a warm reboot: two boots
-# of one VM (run.sh --reboot), memory reserved with memmap= on the command line.
+# The persistent flight recorder across a panic, an oops and warm reboots:
+# three boots of one VM (run.sh --reboot), memory reserved with memmap= on the
+# command line.  The host's deadline (timeout + 120 s) covers all three.
 check-vm-persist: vm-payload
-	bash scripts/vm/run.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+	bash scripts/vm/run.sh --reboot --smp 2 --mem 1024 --timeout 420 \
 		--append 'memmap=4M$$0x20000000 hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist.log -i $(BUILD)/vm.cpio.gz
 
@@ -71,7 +72,7 @@ check-vm-persist: vm-payload
 # decompressor does not know that area, and could put the kernel on it);
 # the bad-input checks write through /dev/mem into a memmap= area.
 check-vm-persist-newer: vm-payload
-	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 420 \
 		--append 'memmap=4M$$0x20000000 reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist-newer.log
 # Each CPU's ring on its NUMA node: a guest of 2 nodes with a CPU each.

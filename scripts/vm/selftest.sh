@@ -96,6 +96,7 @@ analyser_tests=(
 	"expected-panic.log     -               vm: 3 passed, 0 failed, 0 skipped"
 	"panic-after-reboot.log kernel          vm: 3 passed, 0 failed, 0 skipped"
 	"expected-oops.log      -               vm: 3 passed, 0 failed, 0 skipped"
+	"expected-oops-6.12.log -               vm: 3 passed, 0 failed, 0 skipped"
 	"oops-twice.log         kernel          vm: 3 passed, 0 failed, 0 skipped"
 	"oops-not-ours.log      kernel          vm: 3 passed, 0 failed, 0 skipped"
 	"oops-unmarked.log      kernel          vm: 3 passed, 0 failed, 0 skipped"

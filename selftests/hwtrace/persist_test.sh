@@ -132,7 +132,7 @@ check_recovered() {
 			if (!(ccpu in recs)) { print "# no records of CPU " ccpu; bad = 1 }
 			for (c in recs) {
 				printf "# CPU %d: %d records, %d user events, last number %s", c, recs[c], users[c], seq[c]
-				if (!every && c != ccpu)
+				if (!every && c != ccpu && crash_ts != "")
 					printf ", %d records after the crash record", after[c]
 				printf "\n"
 				if (!users[c]) { print "# CPU " c ": no user events"; bad = 1 }
