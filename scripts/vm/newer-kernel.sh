@@ -4,8 +4,8 @@
 # The kselftests on the newest kernel Debian 12 ships besides its own 6.1
 # (the 6.12 LTS series from bookworm-security), installed here when missing:
 # hwtrace.ko and the test module hwt_oops.ko built against its headers
-# (scripts/module-for.sh), the payload
-# of `make vm-payload` with that module, and the VM booted on that kernel.
+# (scripts/module-for.sh), the payload of `make vm-payload` with those
+# modules, and the VM booted on that kernel.
 # Output as scripts/vm/run.sh's; logs in build/vm-newer/.
 #
 # usage: scripts/vm/newer-kernel.sh [run.sh options without -i/--kernel]
