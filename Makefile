@@ -33,7 +33,8 @@ $(LINUX_SRC)/.done: scripts/lint-src.sh
 selftests: $(LINUX_SRC)/.done
 	$(MAKE) -C $(SELFTESTS) KSFT_DIR=$(LINUX_SRC)/tools/testing/selftests
 
-# The VM payload: module, kselftests and the script that runs them.
+# The VM payload: module, kselftests and the script that runs them, and the
+# kselftests' helper modules ($(SELFTESTS)/kmod) built for the same kernel.
 vm-payload: module selftests tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(SELFTESTS)/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers W=1 modules
@@ -59,10 +60,11 @@ check-vm-smp4: vm-payload
 		--append hwt.tests=record_test,probes_test,concurrency_test,bpf_test.sh \
 		--log $(BUILD)/vm-smp4.log -i $(BUILD)/vm.cpio.gz
 
-# The persistent flight recorder across a panic and a warm reboot: two boots
-# of one VM (run.sh --reboot), memory reserved with memmap= on the command line.
+# The persistent flight recorder across a panic, an oops and warm reboots:
+# three boots of one VM (run.sh --reboot), memory reserved with memmap= on the
+# command line.  The host's deadline (timeout + 120 s) covers all three.
 check-vm-persist: vm-payload
-	bash scripts/vm/run.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+	bash scripts/vm/run.sh --reboot --smp 2 --mem 1024 --timeout 420 \
 		--append 'memmap=4M$$0x20000000 hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist.log -i $(BUILD)/vm.cpio.gz
 
@@ -70,7 +72,7 @@ check-vm-persist: vm-payload
 # decompressor does not know that area, and could put the kernel on it);
 # the bad-input checks write through /dev/mem into a memmap= area.
 check-vm-persist-newer: vm-payload
-	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 300 \
+	bash scripts/vm/newer-kernel.sh --reboot --smp 2 --mem 1024 --timeout 420 \
 		--append 'memmap=4M$$0x20000000 reserve_mem=4M:4096:hwtrace nokaslr hwt.tests=persist_test.sh' \
 		--log $(BUILD)/vm-persist-newer.log
 # Each CPU's ring on its NUMA node: a guest of 2 nodes with a CPU each.
@@ -137,7 +139,7 @@ check-fresh:
 lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
-		$(filter-out %.mod.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
+		$(filter-out %.mod.c %/hwt_oops.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
 		include/uapi/linux/hwtrace.h
 	@# the kerneldoc of the in-kernel API (hwtrace_log()) must parse cleanly
 	@mkdir -p $(BUILD)
@@ -146,6 +148,9 @@ lint: $(LINUX_SRC)/.done
 	@# compat.h is the one place where kernel-version tests belong
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON kmod/compat.h
+	@# the test module's one job is to BUG()
+	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
+		--ignore AVOID_BUG $(SELFTESTS)/kmod/hwt_oops.c
 
 # libFuzzer on the .hwt reader, every converter and the UDP decoder
 fuzz:

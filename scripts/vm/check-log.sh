@@ -13,7 +13,12 @@
 # reported a bug, warning, lockdep splat, stall or hang.  A test that crashes
 # the guest on purpose (run.sh --reboot) prints "# HWT-VM: expected panic"
 # first: what the kernel reports from there to the next boot's HWT-VM-START
-# is its own doing.
+# is its own doing.  A test that oopses on purpose prints "# HWT-VM: expected
+# oops" first: the first oops after it, from its first line ("kernel BUG
+# at", or the "...: 0000 [#1]" header: the console shows only what comes
+# after oops_begin()) to its "end trace" line, is accepted if it is
+# hwt_oops.ko's BUG() (selftests/hwtrace/kmod/hwt_oops.c: its RIP line names
+# hwt_oops_thread); any other report counts.
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
@@ -67,17 +72,28 @@ fi
 report_re='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:'
 report_re+='|KASAN|UBSAN|kmemleak: .*suspected memory leak|possible recursive locking'
 report_re+='|circular locking|INFO: task .* blocked|detected stall|self-detected stall'
-report_re+='|soft lockup|hard LOCKUP|watchdog: BUG'
+report_re+='|soft lockup|hard LOCKUP|watchdog: BUG|kernel BUG at'
 ignore_re='module verification failed'
 hits=$(awk -v re="$report_re" -v ign="$ignore_re" '
 	{ sub(/\r+$/, "") }
+	# the reports of an expected oops that turned out not to be hwt_oops
+	function flush() { if (oops == 2) printf "%s", held; oops = 3 }
 	/HWT-VM: expected panic/ { crash = 1 }
-	/HWT-VM-START/ { tests = 1; crash = 0 }
+	/HWT-VM-START/ { tests = 1; crash = 0; flush(); oops = 0 }
 	crash { next }
+	/HWT-VM: expected oops/ { oops = 1 }
 	/HWT-VM-DMESG-BEGIN/ { tests = 0 }
 	$0 ~ ign { next }
 	tests && $0 !~ /\[ *[0-9]+\.[0-9]+\] / { next }
+	oops == 1 && /kernel BUG at|: [0-9a-f]+ \[#[0-9]+\]/ { oops = 2; held = ""; ours = 0 }
+	oops == 2 {
+		if (/RIP: [0-9a-f]+:hwt_oops_thread\+/) ours = 1
+		if ($0 ~ re) held = held NR "\n"
+		if (/---\[ end trace/) { if (ours) oops = 3; else flush() }
+		next
+	}
 	$0 ~ re { print NR }
+	END { flush() }
 ' "$log")
 if [ -n "$hits" ]; then
 	fail "kernel reported problems:"

@@ -95,6 +95,11 @@ analyser_tests=(
 	"timeout.log            rc,timeout,tap  vm: 1 passed, 2 failed, 0 skipped"
 	"expected-panic.log     -               vm: 3 passed, 0 failed, 0 skipped"
 	"panic-after-reboot.log kernel          vm: 3 passed, 0 failed, 0 skipped"
+	"expected-oops.log      -               vm: 3 passed, 0 failed, 0 skipped"
+	"expected-oops-6.12.log -               vm: 3 passed, 0 failed, 0 skipped"
+	"oops-twice.log         kernel          vm: 3 passed, 0 failed, 0 skipped"
+	"oops-not-ours.log      kernel          vm: 3 passed, 0 failed, 0 skipped"
+	"oops-unmarked.log      kernel          vm: 3 passed, 0 failed, 0 skipped"
 )
 
 boot_tests=(

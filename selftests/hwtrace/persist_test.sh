@@ -1,15 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The persistent flight recorder across a panic and a warm reboot, inside
-# the VM (make check-vm-persist: run.sh --reboot, the area reserved on the
-# kernel command line).  The same script runs on both boots and tells them
-# apart by what the module finds in the area when it loads:
+# The persistent flight recorder across a panic, an oops and warm reboots,
+# inside the VM (make check-vm-persist: run.sh --reboot, the area reserved on
+# the kernel command line).  The same script runs on every boot and tells
+# them apart by what the module finds in the area when it loads:
 #   boot 1 (QEMU's RAM is zero): no previous trace; bad parameters are
 #     refused; a reload and garbage in the area are no previous trace; then
 #     record --persist with numbered user events on every CPU, and panic;
-#   boot 2 (QEMU kept the RAM): the previous trace is found; recover it and
-#     check it; another layout version and a torn header; release.
+#   boot 2 (the trace ended in a panic): recover it and check it; another
+#     layout version and a torn header; release; then record the same way
+#     again, oops on the last CPU (hwt_oops.ko; panic_on_oops=0, so the
+#     kernel runs on) and warm-reboot (sysrq-b);
+#   boot 3 (a trace that did not end in a panic: the oops, if the die
+#     notifier wrote its record): recover it and check it; release.
 # TAP output, a plan per boot.
 
 hwtrace=/hwt/hwtrace
@@ -68,9 +72,110 @@ poke() {
 	printf '%b' "$2" | dd of=/dev/mem bs=1 seek=$((addr + $1)) count=1 conv=notrunc 2>/dev/null
 }
 
+# Record task, user and general events into the area with record --persist,
+# and log numbered user events on every CPU until each has logged more than
+# its ring holds (persist_inject).  2 results.
+record_injected() {
+	rm -f $t/ready.*
+	$hwtrace record -q -m cyclic --persist -f task,user,general -o $t/live.hwt \
+		>$t/record.out 2>&1 &
+	for _ in $(seq 100); do
+		$hwtrace ctl version 2>/dev/null | grep -q "tracing: *enabled" && break
+		sleep 0.1
+	done
+	$hwtrace ctl version | grep -q "tracing: *enabled"
+	ok $? "record --persist is recording"
+	cpus=$(nproc)
+	for c in $(seq 0 $((cpus - 1))); do
+		/hwt/persist_inject "$c" "$t/ready.$c" &
+	done
+	for _ in $(seq 600); do
+		[ "$(find $t -name 'ready.*' | wc -l)" = "$cpus" ] && break
+		sleep 0.1
+	done
+	[ "$(find $t -name 'ready.*' | wc -l)" = "$cpus" ]
+	ok $? "user events injected on all $cpus CPUs"
+}
+
+# check_recovered KIND CODE [CPU]: recover the previous boot's trace, which
+# ended in KIND (crash records kind=CODE) on CPU (any if not given), and
+# check it; the dump is left in $t/dump.txt.  A panic ends every CPU's ring
+# with the crash record.  An oops ends only the oopsing CPU's; the others
+# stop with it, though a write they had begun may still land (one per
+# nesting level, a loss report and its event: at most 8 records after the
+# crash record).  9 results.
+check_recovered() {
+	$hwtrace recover -o $t/crash.hwt 2>$t/recover.err
+	ok $? "hwtrace recover -o crash.hwt"
+	sed 's/^/# /' $t/recover.err
+	$hwtrace dump $t/crash.hwt >$t/dump.txt 2>&1
+	ok $? "dump of the recovered trace"
+	crash_cpu=$(sed -n "s/^# recovered from the persistent area: boot .* ended in $1 on CPU \([0-9]*\)\$/\1/p" $t/dump.txt)
+	[ -n "$crash_cpu" ] && [ "$crash_cpu" = "${3:-$crash_cpu}" ]
+	ok $? "the file says: recovered, ended in $1 on CPU ${3:-$crash_cpu} (dump: ${crash_cpu:-not $1})"
+
+	# Per CPU: the numbered user events are consecutive, the crash record
+	# is where it belongs.  The first pass finds the crash record's time.
+	every=0
+	[ "$1" = panic ] && every=1
+	awk -v code="$2" -v ccpu="${3:-${crash_cpu:--1}}" -v every=$every '
+		$3 !~ /^\[/ { next }
+		{ cpu = $3; gsub(/[][]/, "", cpu); cpu += 0 }
+		NR == FNR { if ($5 == "crash" && cpu == ccpu) crash_ts = $1; next }
+		$5 == "user_event_1" { v = $NF; sub(/.*=/, "", v)
+			if (cpu in seq && v != seq[cpu] + 1) { print "# CPU " cpu ": " seq[cpu] " then " v; bad = 1 }
+			seq[cpu] = v; users[cpu]++ }
+		$5 == "crash" { crashes[cpu]++ }
+		crash_ts != "" && $1 + 0 > crash_ts + 0 { after[cpu]++ }
+		{ last[cpu] = $0; recs[cpu]++ }
+		END {
+			if (!(ccpu in recs)) { print "# no records of CPU " ccpu; bad = 1 }
+			for (c in recs) {
+				printf "# CPU %d: %d records, %d user events, last number %s", c, recs[c], users[c], seq[c]
+				if (!every && c != ccpu && crash_ts != "")
+					printf ", %d records after the crash record", after[c]
+				printf "\n"
+				if (!users[c]) { print "# CPU " c ": no user events"; bad = 1 }
+				if (every || c == ccpu) {
+					if (last[c] !~ (" crash +kind=" code " cpu=" ccpu "$") || crashes[c] != 1) {
+						print "# CPU " c " ends with: " last[c]; bad = 1
+					}
+				} else if (crashes[c] || after[c] > 8) {
+					print "# CPU " c ": written on after the crash"; bad = 1
+				}
+			}
+			exit bad
+		}' $t/dump.txt $t/dump.txt
+	ok $? "every CPU: consecutive user events, the crash record last where it belongs, nothing written after it"
+	[ "$(awk '$3 ~ /^\[/ { c[$3] = 1 } END { print length(c) }' $t/dump.txt)" = "$(nproc)" ]
+	ok $? "records of all $(nproc) CPUs recovered"
+	[ "$(grep -c 'records, [1-9][0-9]* overwritten before' $t/recover.err)" = "$(nproc)" ]
+	ok $? "every ring wrapped: the oldest records were overwritten, the newest kept"
+	# every task in the window has its name (0 is the idle task)
+	awk '{ for (i = 6; i <= NF; i++)
+			if ($i ~ /^(pid|prev|next)=[1-9][0-9]*/) {
+				if ($i ~ /\(/) named++; else { unnamed++; if (unnamed < 4) print "# no name: " $0 }
+			} }
+		END { printf "# %d task references named, %d not\n", named, unnamed; exit !(named && !unnamed) }' $t/dump.txt
+	ok $? "task names resolve"
+	echo "# events in the recovered window:"
+	awk '$3 ~ /^\[/ { c[$5]++ } END { for (e in c) printf "#   %8d %s\n", c[e], e }' $t/dump.txt
+	grep -m 3 task_schedule $t/dump.txt | sed 's/^/#   /'
+	echo "# recovered dump, each CPU's last records:"
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		grep "\[$(printf %03d "$c")\]" $t/dump.txt | tail -n 4 | sed 's/^/#   /'
+	done
+	$hwtrace convert -O json -o $t/crash.json $t/crash.hwt >$t/conv.out 2>&1 && [ -s $t/crash.json ]
+	ok $? "convert the recovered trace (json)"
+	$hwtrace convert -O htf -o $t/crash.htf $t/crash.hwt >$t/conv2.out 2>&1 && [ -s $t/crash.htf ]
+	ok $? "convert the recovered trace (htf)"
+}
+
 load "$param"
-if grep -q "previous boot's trace" $t/dmesg; then
+if grep -q "previous boot's trace.*(panic," $t/dmesg; then
 	boot=2
+elif grep -q "previous boot's trace" $t/dmesg; then
+	boot=3
 elif grep -q "no previous trace" $t/dmesg; then
 	boot=1
 else
@@ -113,24 +218,7 @@ if [ $boot = 1 ]; then
 	load "$param"
 	ok $? "loaded again"
 
-	$hwtrace record -q -m cyclic --persist -f task,user,general -o $t/live.hwt \
-		>$t/record.out 2>&1 &
-	for _ in $(seq 100); do
-		$hwtrace ctl version 2>/dev/null | grep -q "tracing: *enabled" && break
-		sleep 0.1
-	done
-	$hwtrace ctl version | grep -q "tracing: *enabled"
-	ok $? "record --persist is recording"
-	cpus=$(nproc)
-	for c in $(seq 0 $((cpus - 1))); do
-		/hwt/persist_inject "$c" "$t/ready.$c" &
-	done
-	for _ in $(seq 600); do
-		[ "$(find $t -name 'ready.*' | wc -l)" = "$cpus" ] && break
-		sleep 0.1
-	done
-	[ "$(find $t -name 'ready.*' | wc -l)" = "$cpus" ]
-	ok $? "user events injected on all $cpus CPUs"
+	record_injected
 	# the console drains before the crash; run.sh's log check expects it
 	echo "# HWT-VM: expected panic"
 	sleep 1
@@ -139,60 +227,31 @@ if [ $boot = 1 ]; then
 	exit 1
 fi
 
-# boot 2: the previous boot's trace
-echo "1..16"
+if [ $boot = 3 ]; then
+	echo "1..12"
+	ok 0 "previous boot's trace found at load"
+	oops_cpu=$(($(nproc) - 1))
+	check_recovered oops 2 $oops_cpu
+	# the oopsing kthread was the last task switched in on its CPU
+	awk -v cpu="[$(printf %03d $oops_cpu)]" '$3 == cpu && $5 == "task_schedule" { last = $0 }
+		END { print "# " last; exit last !~ / next=[0-9]+\(hwt_oops\/[0-9]+\)$/ }' $t/dump.txt
+	ok $? "the last task switched in on CPU $oops_cpu is the one that oopsed, by name"
+	$hwtrace recover --release &&
+		$hwtrace recover -o $t/again.hwt 2>&1 | grep -q "no previous trace"
+	ok $? "release: the area records again"
+	rmmod hwtrace
+	insmod "$ko"
+	[ $fails = 0 ]
+	exit
+fi
+
+# boot 2: the previous boot's trace, which ended in a panic
+echo "1..20"
 ok 0 "previous boot's trace found at load"
 ! $hwtrace record -q -m cyclic --persist -o $t/no.hwt -d 1 >$t/rec2.out 2>&1 &&
 	grep -q "previous boot's trace" $t/rec2.out
 ok $? "record --persist refuses to overwrite the kept trace"
-$hwtrace recover -o $t/crash.hwt 2>$t/recover.err
-ok $? "hwtrace recover -o crash.hwt"
-sed 's/^/# /' $t/recover.err
-$hwtrace dump $t/crash.hwt >$t/dump.txt 2>&1
-ok $? "dump of the recovered trace"
-panic_cpu=$(sed -n 's/^# recovered from the persistent area: boot .* ended in panic on CPU \([0-9]*\)$/\1/p' $t/dump.txt)
-[ -n "$panic_cpu" ]
-ok $? "the file says: recovered, ended in a panic (on CPU $panic_cpu)"
-
-# Per CPU: the numbered user events are consecutive, and each CPU's last
-# record is the crash record naming the panicking CPU.
-awk -v pcpu="$panic_cpu" '
-	{ cpu = $3; gsub(/[][]/, "", cpu) }
-	$5 == "user_event_1" { v = $NF; sub(/.*=/, "", v)
-		if (cpu in seq && v != seq[cpu] + 1) { print "# CPU " cpu ": " seq[cpu] " then " v; bad = 1 }
-		seq[cpu] = v; users[cpu]++ }
-	$3 ~ /^\[/ { last[cpu] = $0; recs[cpu]++ }
-	END {
-		for (c in recs) {
-			printf "# CPU %s: %d records, %d user events, last number %s\n", c, recs[c], users[c], seq[c]
-			if (!users[c]) { print "# CPU " c ": no user events"; bad = 1 }
-			if (last[c] !~ / crash +kind=1 cpu=/ || last[c] !~ ("cpu=" pcpu "$")) {
-				print "# CPU " c " ends with: " last[c]; bad = 1
-			}
-		}
-		exit bad
-	}' $t/dump.txt
-ok $? "every CPU: consecutive user events up to the crash record, which is last"
-[ "$(awk '$3 ~ /^\[/ { c[$3] = 1 } END { print length(c) }' $t/dump.txt)" = "$(nproc)" ]
-ok $? "records of all $(nproc) CPUs recovered"
-[ "$(grep -c 'records, [1-9][0-9]* overwritten before' $t/recover.err)" = "$(nproc)" ]
-ok $? "every ring wrapped: the oldest records were overwritten, the newest kept"
-# every task in the window has its name (0 is the idle task)
-awk '{ for (i = 6; i <= NF; i++)
-		if ($i ~ /^(pid|prev|next)=[1-9][0-9]*/) {
-			if ($i ~ /\(/) named++; else { unnamed++; if (unnamed < 4) print "# no name: " $0 }
-		} }
-	END { printf "# %d task references named, %d not\n", named, unnamed; exit !(named && !unnamed) }' $t/dump.txt
-ok $? "task names resolve"
-echo "# events in the recovered window:"
-awk '$3 ~ /^\[/ { c[$5]++ } END { for (e in c) printf "#   %8d %s\n", c[e], e }' $t/dump.txt
-grep -m 3 task_schedule $t/dump.txt | sed 's/^/#   /'
-echo "# recovered dump tail:"
-tail -n 6 $t/dump.txt | sed 's/^/#   /'
-$hwtrace convert -O json -o $t/crash.json $t/crash.hwt >$t/conv.out 2>&1 && [ -s $t/crash.json ]
-ok $? "convert the recovered trace (json)"
-$hwtrace convert -O htf -o $t/crash.htf $t/crash.hwt >$t/conv2.out 2>&1 && [ -s $t/crash.htf ]
-ok $? "convert the recovered trace (htf)"
+check_recovered panic 1
 
 if [ -n "$addr" ]; then
 	rmmod hwtrace
@@ -220,6 +279,29 @@ $hwtrace recover --release 2>/dev/null &&
 	$hwtrace record -q -m cyclic --persist -f user -o $t/after.hwt -- $hwtrace log user_event_2 1 2 &&
 	$hwtrace dump $t/after.hwt | grep -q user_event_2
 ok $? "release: the area records again"
-rmmod hwtrace
-insmod "$ko"
-[ $fails = 0 ]
+
+# The oops: the area records afresh (on 6.12 the trace is still kept in
+# reserve_mem=: the checks above released the memmap= area), then the same
+# recording, and the last CPU oopses.
+load "$param" && { ! grep -q "read-only until released" $t/dmesg || $hwtrace recover --release; } &&
+	$hwtrace recover -o $t/none2.hwt 2>&1 | grep -q "no previous trace"
+ok $? "the area records afresh for the oops"
+record_injected
+oops_cpu=$(($(nproc) - 1))
+echo 0 >/proc/sys/kernel/panic_on_oops
+echo "# HWT-VM: expected oops"
+insmod /hwt/hwt_oops.ko cpu=$oops_cpu
+# TAINT_DIE: the oops is over
+for _ in $(seq 100); do
+	[ $(($(cat /proc/sys/kernel/tainted) & 128)) != 0 ] && break
+	sleep 0.1
+done
+[ $(($(cat /proc/sys/kernel/tainted) & 128)) != 0 ] &&
+	dmesg | grep -q "CPU: $oops_cpu .*Comm: hwt_oops/$oops_cpu"
+ok $? "hwt_oops oopsed on CPU $oops_cpu and the kernel runs on"
+# the console drains before the reboot; the other CPUs' injectors run on,
+# the oopsing CPU's too: the next boot checks that none of it was written
+sleep 1
+echo b >/proc/sysrq-trigger
+echo "not ok $((n + 1)) the machine did not reboot"
+exit 1
