@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/uaccess.h>
 #include "hwt.h"
+#include "ring.h"
 
 struct hwt_chunk *hwt_chunks[HWT_MAX_CHUNKS];
 struct hwt_chunk *hwt_selected;
@@ -61,9 +62,9 @@ static bool chunk_full(const struct hwt_chunk *c, int cpu)
 	const struct hwt_ring *r = &c->rings[cpu];
 	u64 fill;
 
-	if (HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC)
+	if (r->cyc)
 		return false;
-	fill = hwt_ring_fill(r, false);
+	fill = hwt_ring_fill(r);
 	return fill >= r->normal_slots ||
 	       (fill + 1 >= r->normal_slots &&
 		local_read(&r->lost) != READ_ONCE(r->lost_reported));
@@ -125,7 +126,7 @@ int hwt_chunk_create(struct hwt_chunk_create *arg)
 	    arg->emergency_size < HWT_MIN_EMERGENCY ||
 	    arg->emergency_size % HWT_EVENT_SIZE ||
 	    check_add_overflow(arg->normal_size, arg->emergency_size, &ring_bytes) ||
-	    ring_bytes / HWT_EVENT_SIZE > U32_MAX / 2)
+	    ring_bytes / HWT_EVENT_SIZE > HWT_MAX_SLOTS)
 		return -EINVAL;
 
 	/* charge whole pages, meta page included, on every possible CPU */
@@ -232,8 +233,11 @@ int hwt_chunk_set_flags(const struct hwt_chunk_flags *arg)
 				return -EBUSY;
 	}
 	WRITE_ONCE(c->flags, arg->flags);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		if (changed & HWT_CHUNK_MODE_MASK)
+			hwt_ring_set_mode(&c->rings[cpu], arg->flags);
 		WRITE_ONCE(c->rings[cpu].meta->flags, arg->flags);
+	}
 	return 0;
 }
 
@@ -341,10 +345,10 @@ static void chunk_stat(const struct hwt_chunk *c, int cpu,
 	st->link = link ? link->id : HWT_NO_CHUNK;
 	st->normal_size = c->normal_size;
 	st->emergency_size = c->emergency_size;
-	st->fill = hwt_ring_fill(r, HWT_CHUNK_MODE(c->flags) == HWT_CHUNK_CYC);
+	st->fill = hwt_ring_fill(r);
 	st->written = local_read(&r->written);
 	st->lost = local_read(&r->lost);
-	st->overwritten = local_read(&r->overwritten);
+	st->overwritten = hwt_ring_overwritten(r);
 }
 
 #define TABLE_BATCH	32

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtrace clock: the cycle counter when all CPUs can share it, else the
- * monotonic clock; chosen while tracing is off.
+ * hwtrace clock: the cycle counter by default where it is invariant (one
+ * rate in every state, on every CPU), else the monotonic clock.  The cycle
+ * counter may also be chosen explicitly wherever its rate is known and the
+ * kernel has not found it unstable (a VM's TSC, say), as ftrace's x86-tsc
+ * clock may.  Chosen while tracing is off.
  */
 #include <linux/lockdep.h>
 #include <linux/jump_label.h>
@@ -47,10 +50,10 @@ int hwt_set_clock(unsigned long clock)
 	return 0;
 }
 
-/* Default clock: the cycle counter when it is usable across CPUs. */
+/* Default clock: the cycle counter when it is invariant. */
 int hwt_clock_init(void)
 {
-	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec())
+	if (!HWT_HAVE_CYCLES || !hwt_cycles_per_msec() || !hwt_cycles_invariant())
 		static_branch_disable(&hwt_clock_is_cycles);
 	return 0;
 }

@@ -41,13 +41,17 @@ static __always_inline u64 hwt_cycles(void)
 	return rdtsc_ordered();
 }
 
-/* Cycles per ms, or 0 when the TSC cannot serve as a cross-CPU clock. */
+/* Cycles per ms, or 0 when the kernel found the TSC unstable. */
 static inline u64 hwt_cycles_per_msec(void)
 {
-	if (!boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
-	    !boot_cpu_has(X86_FEATURE_NONSTOP_TSC) || check_tsc_unstable())
-		return 0;
-	return tsc_khz;
+	return check_tsc_unstable() ? 0 : tsc_khz;
+}
+
+/* One rate in every state and on every CPU: the default clock then. */
+static inline bool hwt_cycles_invariant(void)
+{
+	return boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	       boot_cpu_has(X86_FEATURE_NONSTOP_TSC);
 }
 #elif defined(CONFIG_ARM64)
 #define HWT_HAVE_CYCLES	1
@@ -66,6 +70,12 @@ static inline u64 hwt_cycles_per_msec(void)
 
 	return !rate || rate % MSEC_PER_SEC ? 0 : rate / MSEC_PER_SEC;
 }
+
+/* The generic timer is system-wide and never stops. */
+static inline bool hwt_cycles_invariant(void)
+{
+	return true;
+}
 #else
 #define HWT_HAVE_CYCLES	0
 static __always_inline u64 hwt_cycles(void)
@@ -76,6 +86,11 @@ static __always_inline u64 hwt_cycles(void)
 static inline u64 hwt_cycles_per_msec(void)
 {
 	return 0;
+}
+
+static inline bool hwt_cycles_invariant(void)
+{
+	return false;
 }
 #endif
 

@@ -16,8 +16,8 @@
 #include "hwtrace_log.h"
 #include "record.h"
 
-/* The chunk each CPU writes to; NULL while tracing is disabled. */
-DEFINE_PER_CPU(struct hwt_chunk *, hwt_cur);
+/* The ring each CPU writes to; NULL while it does not trace. */
+DEFINE_PER_CPU(struct hwt_ring __rcu *, hwt_cur);
 /*
  * The chunk a CPU that was offline at enable starts in when it comes
  * online; its hwt_cur stays NULL until then, so that nothing it does on the
@@ -39,13 +39,20 @@ void hwt_control_exit(void)
 
 bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 {
-	return READ_ONCE(per_cpu(hwt_cur, cpu)) == c ||
+	return rcu_access_pointer(per_cpu(hwt_cur, cpu)) == &c->rings[cpu] ||
 	       READ_ONCE(per_cpu(hwt_pending, cpu)) == c;
+}
+
+/* Point this CPU at its ring in chunk c, or at none. */
+static void set_cur(struct hwt_chunk *c)
+{
+	rcu_assign_pointer(*this_cpu_ptr(&hwt_cur),
+			   c ? &c->rings[smp_processor_id()] : NULL);
 }
 
 static void move_cpu(void *to)
 {
-	this_cpu_write(hwt_cur, to);
+	set_cur(to);
 }
 
 /*
@@ -70,7 +77,8 @@ void hwt_move_cpus(struct hwt_chunk *to)
 		if (per_cpu(hwt_pending, cpu) || !to)
 			per_cpu(hwt_pending, cpu) = to;
 		if (!per_cpu(hwt_pending, cpu))
-			WRITE_ONCE(per_cpu(hwt_cur, cpu), to);
+			rcu_assign_pointer(per_cpu(hwt_cur, cpu),
+					   to ? &to->rings[cpu] : NULL);
 	}
 }
 
@@ -79,12 +87,9 @@ void hwt_move_cpus(struct hwt_chunk *to)
  * CPU's trace begins and ends at one instant: no probe event can slip in
  * between the chunk pointer and the start or stop records.
  */
-static void start_record(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-			 u16 par1, u32 par2)
+static void start_record(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
-	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
-
-	if (hwt_ring_write(r, cyc, r->nr_slots, code, par1, par2))
+	if (hwt_ring_write(r, r->nr_slots, code, par1, par2))
 		hwt_count_lost(r);
 }
 
@@ -98,23 +103,23 @@ static void cpu_start(void *chunk)
 	struct hwt_chunk *c = chunk;
 	struct hwt_ring *r = &c->rings[smp_processor_id()];
 
-	start_record(c, r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
+	start_record(r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
 		     (u32)hwt_clock_rate());
-	start_record(c, r, HWT_EV_TRACE_START, 0, 0);
+	start_record(r, HWT_EV_TRACE_START, 0, 0);
 	/* who runs here now: the first switch on this CPU switches it out */
-	start_record(c, r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
-	this_cpu_write(hwt_cur, c);
+	start_record(r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
+	set_cur(c);
 }
 
 static void cpu_stop(void *unused)
 {
-	struct hwt_chunk *c = this_cpu_read(hwt_cur);
+	struct hwt_ring *r = hwt_cur_ring();
 
-	if (!c)
+	if (!r)
 		return;
-	hwt_report_lost(c, &c->rings[smp_processor_id()]);
-	__hwt_record(HWT_EV_TRACE_STOP, 0, 0, true);
-	this_cpu_write(hwt_cur, NULL);
+	hwt_report_lost(r);
+	hwt_record_ctl(HWT_EV_TRACE_STOP, 0, 0);
+	set_cur(NULL);
 }
 
 /*
@@ -172,7 +177,7 @@ static void log_filter(void *info)
 {
 	const struct hwt_filter *f = info;
 
-	__hwt_record(HWT_EV_FILTER(f->family), f->status, 0, true);
+	hwt_record_ctl(HWT_EV_FILTER(f->family), f->status, 0);
 }
 
 int hwt_set_filter(const struct hwt_filter *arg)

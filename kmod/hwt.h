@@ -29,22 +29,25 @@
  * Only the owning CPU writes the writer fields, with writers nesting like a
  * stack (task < softirq < irq < NMI); local_t operations are atomic against
  * such nesting without a LOCK prefix.  Other CPUs (ioctls) only read them.
+ * The fields the fast path touches come first, in one cache line.
  */
 struct hwt_ring {
-	struct hwt_ring_meta *meta;	/* one page on the CPU's node, user-mappable */
-	struct hwt_event *data;		/* nr_slots records, the same */
+	/* the fast path's line: ring.h */
+	local_t head;			/* HWT_HEAD(position, room), see ring.h */
+	local_t nest;			/* writers inside reserve..commit */
+	local_t written;		/* records committed, overwritten ones too */
+	struct hwt_event *data;		/* nr_slots records, user-mappable */
+	struct hwt_ring_meta *meta;	/* one page, user-mappable */
+	unsigned long wrap;		/* HWT_HEAD(2 * nr_slots, 0): position 0 again */
 	u32 nr_slots;			/* capacity, emergency area included */
+	bool cyc;			/* overwrite (CYC) rather than refuse */
+
+	/* the slow path's: overflow.c, ring.c */
 	u32 normal_slots;		/* capacity for ordinary events */
 	u32 watermark;			/* fill that wakes poll(): normal / 4 */
-	u64 data_size;			/* bytes of data, page aligned */
-
-	/* writer state, owning CPU only */
-	local_t head;			/* next position, in [0, 2 * nr_slots) */
-	local_t nest;			/* writers inside reserve..commit */
-	local_t written;
 	local_t lost;
-	local_t overwritten;
 	unsigned long lost_reported;	/* lost total last logged in-band */
+	u64 data_size;			/* bytes of data, page aligned */
 } ____cacheline_aligned_in_smp;
 
 struct hwt_chunk {
@@ -58,6 +61,12 @@ struct hwt_chunk {
 	bool persist;			/* rings in the persist= area (persist.c) */
 	struct hwt_ring rings[];	/* one per possible CPU, by CPU number */
 };
+
+/* The chunk whose ring for CPU cpu is r (rings[] is indexed by CPU). */
+static inline struct hwt_chunk *hwt_ring_chunk(struct hwt_ring *r, int cpu)
+{
+	return container_of(r - cpu, struct hwt_chunk, rings[0]);
+}
 
 /* main.c: module parameters and global state */
 extern struct mutex hwt_lock;
@@ -80,14 +89,25 @@ struct hwt_chunk *hwt_chunk_get(long id);
 void hwt_chunk_free_all(void);
 
 /* ring.c */
+void hwt_ring_setup(struct hwt_ring *r, struct hwt_ring_meta *meta,
+		    struct hwt_event *data, u32 nr_slots, u32 normal_slots,
+		    u32 chunk, u32 flags, int cpu);
 int hwt_ring_init(struct hwt_ring *r, u64 normal_size, u64 emergency_size,
 		  u32 chunk, u32 flags, int cpu);
 void hwt_ring_free(struct hwt_ring *r);
-u64 hwt_ring_fill(const struct hwt_ring *r, bool cyc);
+void hwt_ring_set_mode(struct hwt_ring *r, u32 flags);
+u64 hwt_ring_fill(const struct hwt_ring *r);
+u64 hwt_ring_overwritten(const struct hwt_ring *r);
 void hwt_ring_set_clock(struct hwt_ring *r);
+int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2);
+void hwt_ring_stop_fast_path(struct hwt_ring *r);
 
-/* control.c: tracing on/off per CPU, chunk pointers, filters, injection */
-DECLARE_PER_CPU(struct hwt_chunk *, hwt_cur);
+/*
+ * control.c: tracing on/off per CPU, which ring each CPU writes to, filters,
+ * injection.  hwt_cur is this CPU's ring in its current chunk, NULL while
+ * the CPU does not trace; writers follow it with preemption off (RCU-sched).
+ */
+DECLARE_PER_CPU(struct hwt_ring __rcu *, hwt_cur);
 extern u16 hwt_filter_mask;
 extern bool hwt_enabled;
 int hwt_enable(void);
@@ -106,11 +126,12 @@ int hwt_clock_init(void);
 u32 hwt_clock_kind(void);
 u64 hwt_clock_rate(void);
 
-/* overflow.c: the slow path of a write that did not fit */
-void hwt_ring_overflow(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		       u16 par1, u32 par2, bool ctl);
+/* overflow.c: the slow path of a record that the fast path did not take */
+void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2);
+void hwt_record_mono(struct hwt_ring *r, u16 code, u16 par1, u32 par2);
+void hwt_record_ctl(u16 code, u16 par1, u32 par2);
 void hwt_count_lost(struct hwt_ring *r);
-void hwt_report_lost(const struct hwt_chunk *c, struct hwt_ring *r);
+void hwt_report_lost(struct hwt_ring *r);
 
 /* wakeup.c: poll() readiness and consumer wakeups */
 extern struct wait_queue_head hwt_wait;

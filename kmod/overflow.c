@@ -1,31 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtrace ring overflow, the slow path of a write: a JTN chunk moves the
- * CPU on to its link; anything else counts the event lost, and lost totals
- * are reported in-band.
+ * hwtrace slow path: what the fast path (record.h) leaves when its room is
+ * used up.  Losses are counted and reported in-band, before the next event;
+ * a full JTN chunk moves the CPU on to its link; control records use the
+ * emergency area.
  */
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/smp.h>
 #include "hwt.h"
-#include "ring.h"
+#include "record.h"
 
 /*
- * Write the lost total, if a loss is unreported, where ctl records go (the
- * emergency area).  Only for a writer no other record can follow unseen: a
- * CPU stopping or leaving the ring.
+ * Write the lost total, if a loss is unreported, where control records go
+ * (the emergency area).  Only for a writer no other record can follow
+ * unseen: a CPU stopping or leaving the ring.
  */
-void hwt_report_lost(const struct hwt_chunk *c, struct hwt_ring *r)
+void hwt_report_lost(struct hwt_ring *r)
 {
-	bool cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
 	unsigned long lost = local_read(&r->lost);
 
 	if (lost != r->lost_reported &&
-	    !hwt_ring_write(r, cyc, r->nr_slots, HWT_EV_LOST,
-			    HWT_LOST_PAR1(lost), (u32)lost))
+	    !hwt_ring_write(r, r->nr_slots, HWT_EV_LOST, HWT_LOST_PAR1(lost),
+			    (u32)lost))
 		r->lost_reported = lost;
 }
 
+/* Count an event lost; the next writer takes the slow path to report it. */
 void hwt_count_lost(struct hwt_ring *r)
 {
 	unsigned long lost;
@@ -36,41 +37,97 @@ void hwt_count_lost(struct hwt_ring *r)
 		lost = local_read(&r->lost);
 		WRITE_ONCE(r->meta->lost, lost);
 	} while (lost != local_read(&r->lost));
+	hwt_ring_stop_fast_path(r);
 }
 
 /*
- * An event did not fit.  A JTN chunk with a link moves this CPU on to the
- * linked chunk, marks the jump with a next_chunk record in the emergency
- * area, and writes the event there (S.Ha.R.K. dropped it).  Anything else
- * counts it lost.  A chain is followed at most HWT_MAX_CHUNKS steps.
+ * A record did not fit in ring r, this CPU's.  A JTN chunk with a link
+ * moves this CPU on to its ring in the linked chunk, marks the jump with a
+ * next_chunk record in the emergency area, and writes the record there
+ * (S.Ha.R.K. dropped it).  Anything else counts it lost.  A chain is
+ * followed at most HWT_MAX_CHUNKS steps.
  */
-void hwt_ring_overflow(struct hwt_chunk *c, struct hwt_ring *r, u16 code,
-		       u16 par1, u32 par2, bool ctl)
+static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
+			  bool ctl)
 {
-	struct hwt_chunk *next;
 	int cpu = smp_processor_id();
+	struct hwt_ring *to, *cur;
+	struct hwt_chunk *c, *next;
 	int hops;
-	bool cyc;
 
 	for (hops = 0; hops < HWT_MAX_CHUNKS; hops++) {
+		c = hwt_ring_chunk(r, cpu);
 		next = rcu_dereference_sched(c->link);
 		if (HWT_CHUNK_MODE(READ_ONCE(c->flags)) != HWT_CHUNK_JTN || !next)
 			break;
-		/* only the writer that moves the CPU marks the jump */
-		if (this_cpu_cmpxchg(hwt_cur, c, next) == c) {
-			hwt_report_lost(c, r);
-			if (hwt_ring_write(r, false, r->nr_slots, HWT_EV_NEXT_CHUNK,
+		to = &next->rings[cpu];
+		/*
+		 * Only the writer that moves the CPU marks the jump.  Local:
+		 * only this CPU's writers (and its IPIs) change its hwt_cur.
+		 */
+		if (cmpxchg_local(this_cpu_ptr(&hwt_cur), RCU_INITIALIZER(r),
+				  RCU_INITIALIZER(to)) == RCU_INITIALIZER(r)) {
+			hwt_report_lost(r);
+			if (hwt_ring_write(r, r->nr_slots, HWT_EV_NEXT_CHUNK,
 					   next->id, c->id))
 				hwt_count_lost(r);
 		}
-		c = this_cpu_read(hwt_cur);
-		if (!c)
-			break;	/* stopped meanwhile: the event is lost */
-		r = &c->rings[cpu];
-		cyc = HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC;
-		if (!hwt_ring_write(r, cyc, ctl ? r->nr_slots : r->normal_slots,
+		cur = hwt_cur_ring();
+		if (!cur)
+			break;	/* stopped meanwhile: the record is lost */
+		r = cur;
+		if (!hwt_ring_write(r, ctl ? r->nr_slots : r->normal_slots,
 				    code, par1, par2))
 			return;
 	}
 	hwt_count_lost(r);
+}
+
+/*
+ * The fast path's room is used up: writers nested too deep, a loss to
+ * report, the watermark, or a ring that may be full.  A loss report and
+ * the event after it go in together or neither does (the event is then
+ * lost too), so no gap is ever without a report before it.
+ */
+void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
+{
+	unsigned long lost;
+
+	if (local_read(&r->nest) >= HWT_MAX_NEST) {
+		hwt_count_lost(r);
+		return;
+	}
+	lost = local_read(&r->lost);
+	if (lost != r->lost_reported) {
+		if (hwt_ring_write(r, r->normal_slots - 1, HWT_EV_LOST,
+				   HWT_LOST_PAR1(lost), (u32)lost))
+			goto full;
+		r->lost_reported = lost;	/* what was written, not a later count */
+	}
+	if (!hwt_ring_write(r, r->normal_slots, code, par1, par2))
+		return;
+full:
+	ring_overflow(r, code, par1, par2, false);
+}
+
+/* hwt_record() with the monotonic clock. */
+void hwt_record_mono(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
+{
+	if (unlikely(!hwt_ring_try_write(r, code, par1, par2, false)))
+		hwt_record_slow(r, code, par1, par2);
+}
+
+/*
+ * A control record (start, stop, filter change) into this CPU's ring: no
+ * filter applies, and it may use the emergency area.
+ */
+void hwt_record_ctl(u16 code, u16 par1, u32 par2)
+{
+	struct hwt_ring *r;
+
+	preempt_disable_notrace();
+	r = hwt_cur_ring();
+	if (r && hwt_ring_write(r, r->nr_slots, code, par1, par2))
+		ring_overflow(r, code, par1, par2, true);
+	preempt_enable_notrace();
 }

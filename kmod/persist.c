@@ -198,7 +198,7 @@ static bool persist_layout(struct hwt_persist_header *h)
 	if (stride < PAGE_SIZE + PERSIST_MIN_SLOTS * HWT_EVENT_SIZE)
 		return false;
 	h->ring_stride = stride;
-	h->nr_slots = min_t(u64, (stride - PAGE_SIZE) / HWT_EVENT_SIZE, U32_MAX / 2);
+	h->nr_slots = min_t(u64, (stride - PAGE_SIZE) / HWT_EVENT_SIZE, HWT_MAX_SLOTS);
 	h->header_crc = header_crc(h);
 	return true;
 }
@@ -254,25 +254,11 @@ static int persist_start(void)
 	c->normal_size = ((u64)h->nr_slots * HWT_EVENT_SIZE) - HWT_MIN_EMERGENCY;
 	c->emergency_size = HWT_MIN_EMERGENCY;
 	for_each_possible_cpu(cpu) {
-		struct hwt_ring *r = &c->rings[cpu];
 		struct hwt_ring_meta *m = persist_meta(cpu);
 
-		r->meta = m;
-		r->data = (void *)m + PAGE_SIZE;
-		r->nr_slots = h->nr_slots;
-		r->normal_slots = c->normal_size / HWT_EVENT_SIZE;
-		r->watermark = max(r->normal_slots / 4, 1U);
-		r->data_size = PAGE_ALIGN((u64)r->nr_slots * HWT_EVENT_SIZE);
-		m->version = HWT_ABI_MAJOR;
-		m->meta_size = sizeof(*m);
-		m->chunk = id;
-		m->cpu = cpu;
-		m->nr_slots = r->nr_slots;
-		m->normal_slots = r->normal_slots;
-		m->flags = c->flags;
-		m->data_offset = HWT_MMAP_OFFSET(id, cpu, HWT_AREA_DATA);
-		m->data_size = r->data_size;
-		hwt_ring_set_clock(r);
+		hwt_ring_setup(&c->rings[cpu], m, (void *)m + PAGE_SIZE,
+			       h->nr_slots, c->normal_size / HWT_EVENT_SIZE, id,
+			       c->flags, cpu);
 	}
 	pa.stopped = false;
 	pa.chunk = c;
@@ -325,25 +311,16 @@ static u32 persist_examine(void)
  */
 static void persist_final(struct hwt_ring *r, u16 kind, u32 cpu)
 {
-	unsigned long head = local_read(&r->head), next = head + 1;
-	struct hwt_event *ev;
-	u64 ts = hwt_now();
+	unsigned long pos = HWT_HEAD_POS(local_read(&r->head));
 
-	if (next == 2UL * r->nr_slots)
-		next = 0;
-	ev = &r->data[head < r->nr_slots ? head : head - r->nr_slots];
-	ev->code = HWT_EV_CRASH;
-	ev->par1 = kind;
-	ev->tsc_hi = upper_32_bits(ts);
-	ev->tsc_lo = lower_32_bits(ts);
-	ev->par2 = cpu;
-	local_set(&r->head, next);
-	if (local_inc_return(&r->written) > r->nr_slots)
-		local_inc(&r->overwritten);
-	smp_wmb();	/* the record before data_head, as in hwt_ring_write() */
-	WRITE_ONCE(r->meta->data_head, next);
+	hwt_ring_store(r, pos, HWT_EV_CRASH, kind, cpu, hwt_now());
+	pos = pos + 1 == 2UL * r->nr_slots ? 0 : pos + 1;
+	local_set(&r->head, HWT_HEAD(pos, 0));	/* no room: nothing follows */
+	local_inc(&r->written);
+	smp_wmb();	/* the record before data_head, as in hwt_ring_commit() */
+	WRITE_ONCE(r->meta->data_head, pos);
 	WRITE_ONCE(r->meta->written, local_read(&r->written));
-	WRITE_ONCE(r->meta->overwritten, local_read(&r->overwritten));
+	WRITE_ONCE(r->meta->overwritten, hwt_ring_overwritten(r));
 }
 
 /* Stop writes into the area; the header says why.  Any context. */
@@ -358,8 +335,8 @@ static void persist_crash(u16 kind)
 	    xchg(&pa.stopped, true))
 		return;
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu(hwt_cur, cpu)) == c)
-			WRITE_ONCE(per_cpu(hwt_cur, cpu), NULL);
+		if (rcu_access_pointer(per_cpu(hwt_cur, cpu)) == &c->rings[cpu])
+			RCU_INIT_POINTER(per_cpu(hwt_cur, cpu), NULL);
 	if (!(READ_ONCE(c->flags) & HWT_CHUNK_FREE)) {
 		/* after a panic every other CPU is halted: their rings are still */
 		if (kind == HWT_CRASH_PANIC) {

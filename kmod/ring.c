@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtrace rings: allocation, the meta page, and fill as the ioctls see it.
- * The write path itself is inline in ring.h.  A ring knows nothing of
- * chunks: which chunk it belongs to is only written to its meta page.
+ * hwtrace rings: allocation, the meta page, the write with every check (the
+ * slow path's; the fast path is inline in ring.h), and fill as the ioctls
+ * see it.  A ring knows nothing of chunks: which chunk it belongs to is
+ * only written to its meta page.
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -42,45 +43,128 @@ fail:
 }
 
 /*
- * A ring of normal + emergency bytes for CPU cpu; chunk and flags only go
- * into the meta page, for the reader.
+ * How many events the fast path may write once fill records are held: up
+ * to the one that reaches the watermark (it wakes the consumer), then up to
+ * the normal area's end, where the consumer position must be read again.
+ * None while a loss waits to be reported.
  */
-int hwt_ring_init(struct hwt_ring *r, u64 normal_size, u64 emergency_size,
-		  u32 chunk, u32 flags, int cpu)
+static unsigned long ring_room(const struct hwt_ring *r, unsigned long fill)
 {
-	struct hwt_ring_meta *m;
+	unsigned long room = 0;
 
-	r->nr_slots = (normal_size + emergency_size) / HWT_EVENT_SIZE;
-	r->normal_slots = normal_size / HWT_EVENT_SIZE;
+	if (local_read(&r->lost) != READ_ONCE(r->lost_reported))
+		return 0;
+	if (r->cyc)
+		room = HWT_ROOM_MASK;
+	else if (fill < r->watermark)
+		room = r->watermark - 1 - fill;
+	else if (fill < r->normal_slots)
+		room = r->normal_slots - fill;
+	return min(room, HWT_ROOM_MASK);
+}
+
+/*
+ * Write one record with every check, and give the fast path its room.
+ * limit is the fill a STOP/JTN ring may reach before this record is
+ * refused: normal_slots for events, nr_slots for control records (the
+ * emergency area).  A CYC ring overwrites instead.  Returns 0 or -ENOSPC;
+ * the caller counts the loss.  Preemption must be disabled.
+ */
+int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
+{
+	unsigned long head, next, pos, used = 0;
+	int ret = 0;
+	u64 ts;
+
+	local_inc(&r->nest);
+	do {
+		head = local_read(&r->head);
+		pos = HWT_HEAD_POS(head);
+		if (!r->cyc) {
+			used = hwt_ring_used(r, pos);
+			if (used >= limit) {
+				ret = -ENOSPC;
+				goto commit;
+			}
+		}
+		pos = pos + 1 == 2UL * r->nr_slots ? 0 : pos + 1;
+		next = HWT_HEAD(pos, ring_room(r, used + 1));
+		ts = hwt_now();
+	} while (local_cmpxchg(&r->head, head, next) != head);
+	hwt_ring_store(r, HWT_HEAD_POS(head), code, par1, par2, ts);
+	local_inc(&r->written);
+	/* the consumer sleeps in poll() until a ring reaches its watermark */
+	if (!r->cyc && used + 1 == r->watermark)
+		hwt_wakeup();
+commit:
+	hwt_ring_commit(r);
+	return ret;
+}
+
+/* Send the next writer to the slow path: a loss waits to be reported. */
+void hwt_ring_stop_fast_path(struct hwt_ring *r)
+{
+	unsigned long head;
+
+	do {
+		head = local_read(&r->head);
+	} while (local_cmpxchg(&r->head, head, head & ~HWT_ROOM_MASK) != head);
+}
+
+/*
+ * An empty ring of nr_slots records in meta and data (zeroed), for CPU cpu;
+ * chunk and flags only go into the meta page, for the reader, but the mode
+ * in flags is the ring's.
+ */
+void hwt_ring_setup(struct hwt_ring *r, struct hwt_ring_meta *meta,
+		    struct hwt_event *data, u32 nr_slots, u32 normal_slots,
+		    u32 chunk, u32 flags, int cpu)
+{
+	r->meta = meta;
+	r->data = data;
+	r->nr_slots = nr_slots;
+	r->normal_slots = normal_slots;
+	r->wrap = HWT_HEAD(2UL * nr_slots, 0);
 	/* wake the consumer early: 3/4 of the ring absorbs its wakeup latency */
-	r->watermark = max(r->normal_slots / 4, 1U);
-	r->data_size = PAGE_ALIGN((u64)r->nr_slots * HWT_EVENT_SIZE);
-	local_set(&r->head, 0);
+	r->watermark = max(normal_slots / 4, 1U);
+	r->data_size = PAGE_ALIGN((u64)nr_slots * HWT_EVENT_SIZE);
 	local_set(&r->nest, 0);
 	local_set(&r->written, 0);
 	local_set(&r->lost, 0);
-	local_set(&r->overwritten, 0);
 	r->lost_reported = 0;
+	local_set(&r->head, 0);
+	hwt_ring_set_mode(r, flags);
+
+	meta->version = HWT_ABI_MAJOR;
+	meta->meta_size = sizeof(*meta);
+	meta->chunk = chunk;
+	meta->cpu = cpu;
+	meta->nr_slots = nr_slots;
+	meta->normal_slots = normal_slots;
+	meta->flags = flags;
+	meta->data_offset = HWT_MMAP_OFFSET(chunk, cpu, HWT_AREA_DATA);
+	meta->data_size = r->data_size;
+	hwt_ring_set_clock(r);
+}
+
+/* A ring of normal + emergency bytes for CPU cpu, on its node. */
+int hwt_ring_init(struct hwt_ring *r, u64 normal_size, u64 emergency_size,
+		  u32 chunk, u32 flags, int cpu)
+{
+	u32 nr_slots = (normal_size + emergency_size) / HWT_EVENT_SIZE;
+	struct hwt_ring_meta *meta;
+	struct hwt_event *data;
 
 	/* zeroed: nothing stale ever reaches userspace */
-	r->meta = ring_alloc(PAGE_SIZE, cpu_to_node(cpu));
-	r->data = ring_alloc(r->data_size, cpu_to_node(cpu));
-	if (!r->meta || !r->data) {
-		hwt_ring_free(r);
+	meta = ring_alloc(PAGE_SIZE, cpu_to_node(cpu));
+	data = ring_alloc(PAGE_ALIGN((u64)nr_slots * HWT_EVENT_SIZE), cpu_to_node(cpu));
+	if (!meta || !data) {
+		vfree(data);
+		vfree(meta);
 		return -ENOMEM;
 	}
-
-	m = r->meta;
-	m->version = HWT_ABI_MAJOR;
-	m->meta_size = sizeof(*m);
-	m->chunk = chunk;
-	m->cpu = cpu;
-	m->nr_slots = r->nr_slots;
-	m->normal_slots = r->normal_slots;
-	m->flags = flags;
-	m->data_offset = HWT_MMAP_OFFSET(chunk, cpu, HWT_AREA_DATA);
-	m->data_size = r->data_size;
-	hwt_ring_set_clock(r);
+	hwt_ring_setup(r, meta, data, nr_slots, normal_size / HWT_EVENT_SIZE,
+		       chunk, flags, cpu);
 	return 0;
 }
 
@@ -92,6 +176,17 @@ void hwt_ring_free(struct hwt_ring *r)
 	r->meta = NULL;
 }
 
+/*
+ * The mode of a ring no CPU writes to and nothing was written to (the
+ * chunk table refuses the change otherwise): overwrite or refuse.
+ */
+void hwt_ring_set_mode(struct hwt_ring *r, u32 flags)
+{
+	r->cyc = HWT_CHUNK_MODE(flags) == HWT_CHUNK_CYC;
+	local_set(&r->head, HWT_HEAD(HWT_HEAD_POS(local_read(&r->head)),
+				     ring_room(r, hwt_ring_fill(r))));
+}
+
 void hwt_ring_set_clock(struct hwt_ring *r)
 {
 	WRITE_ONCE(r->meta->clock, hwt_clock_kind());
@@ -99,12 +194,20 @@ void hwt_ring_set_clock(struct hwt_ring *r)
 }
 
 /* Records a reader can still get: unconsumed ones, or a CYC ring's window. */
-u64 hwt_ring_fill(const struct hwt_ring *r, bool cyc)
+u64 hwt_ring_fill(const struct hwt_ring *r)
 {
 	unsigned long used;
 
-	if (cyc)
+	if (r->cyc)
 		return min_t(u64, local_read(&r->written), r->nr_slots);
-	used = hwt_ring_used(r, local_read(&r->head));
+	used = hwt_ring_used(r, HWT_HEAD_POS(local_read(&r->head)));
 	return min_t(u64, used, r->nr_slots);
+}
+
+/* Records a CYC ring wrote over: all it wrote but the window it holds. */
+u64 hwt_ring_overwritten(const struct hwt_ring *r)
+{
+	unsigned long written = local_read(&r->written);
+
+	return r->cyc && written > r->nr_slots ? written - r->nr_slots : 0;
 }

@@ -50,7 +50,7 @@ bool hwt_ready(void)
 		if (!c || HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC)
 			continue;
 		for_each_possible_cpu(cpu)
-			if (hwt_ring_fill(&c->rings[cpu], false) >= c->rings[cpu].watermark)
+			if (hwt_ring_fill(&c->rings[cpu]) >= c->rings[cpu].watermark)
 				ready = true;
 	}
 	rcu_read_unlock();
