@@ -85,9 +85,10 @@ void hwt_move_cpus(struct hwt_chunk *to)
 /*
  * Start and stop run on each CPU in an IPI, with interrupts off, so that a
  * CPU's trace begins and ends at one instant: no probe event can slip in
- * between the chunk pointer and the start or stop records.
+ * between the chunk pointer and the start or stop records.  These go
+ * straight into the ring (the emergency area is theirs too).
  */
-static void start_record(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
+static void edge_record(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
 	if (hwt_ring_write(r, r->nr_slots, code, par1, par2))
 		hwt_count_lost(r);
@@ -103,23 +104,31 @@ static void cpu_start(void *chunk)
 	struct hwt_chunk *c = chunk;
 	struct hwt_ring *r = &c->rings[smp_processor_id()];
 
-	start_record(r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
-		     (u32)hwt_clock_rate());
-	start_record(r, HWT_EV_TRACE_START, 0, 0);
+	edge_record(r, HWT_EV_CYCLES_PER_MSEC, hwt_clock_kind(),
+		    (u32)hwt_clock_rate());
+	edge_record(r, HWT_EV_TRACE_START, 0, 0);
 	/* who runs here now: the first switch on this CPU switches it out */
-	start_record(r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
+	edge_record(r, HWT_EV_ID, smp_processor_id(), task_pid_nr(current));
 	set_cur(c);
 }
 
+/*
+ * The CPU stops pointing at its ring before the stop record goes in, as it
+ * points at it only after the start records: an NMI meanwhile records
+ * nothing, rather than something after the stop.  A writer this IPI
+ * interrupted may hold the ring already: the stop record moves the head
+ * under its reservation, and no room is left, so it retries, finds the
+ * CPU stopped in the slow path and writes nothing.
+ */
 static void cpu_stop(void *unused)
 {
-	struct hwt_ring *r = hwt_cur_ring();
+	struct hwt_ring *r = unrcu_pointer(xchg(this_cpu_ptr(&hwt_cur), NULL));
 
 	if (!r)
 		return;
 	hwt_report_lost(r);
-	hwt_record_ctl(HWT_EV_TRACE_STOP, 0, 0);
-	set_cur(NULL);
+	edge_record(r, HWT_EV_TRACE_STOP, 0, 0);
+	hwt_ring_stop_fast_path(r);
 }
 
 /*

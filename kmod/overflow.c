@@ -85,14 +85,21 @@ static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
 
 /*
  * The fast path's room is used up: writers nested too deep, a loss to
- * report, the watermark, or a ring that may be full.  A loss report and
+ * report, the watermark, a ring that may be full, or the CPU stopped.  A loss report and
  * the event after it go in together or neither does (the event is then
  * lost too), so no gap is ever without a report before it.
  */
 void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
+	struct hwt_ring *cur = hwt_cur_ring();
 	unsigned long lost;
 
+	/* the CPU stopped, or moved on, since this writer read its ring */
+	if (unlikely(cur != r)) {
+		if (!cur)
+			return;
+		r = cur;
+	}
 	if (local_read(&r->nest) >= HWT_MAX_NEST) {
 		hwt_count_lost(r);
 		return;

@@ -8,8 +8,13 @@
  * order on every CPU, and the ring's written count must equal what it
  * holds: an NMI writer nested into a reservation neither tears a slot nor
  * loses or duplicates a record.
+ *
+ * Then the same while tracing is switched off and on again and again: a
+ * CPU's records come in runs that each begin with its start records, also
+ * when an NMI lands as the CPU starts (it writes nothing before them).
  */
 #include "hwt_test.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include "kselftest_harness.h"
@@ -18,13 +23,13 @@
 #define EVENTS		100000
 #define NMI_ROOM	(EVENTS / 2)	/* the sender sends far fewer */
 
-static int load_helper(void)
+static int load_helper(int events, int msecs)
 {
 	const char *ko = getenv("HWT_NMI_KO");
-	char params[32];
+	char params[48];
 	int fd, ret;
 
-	snprintf(params, sizeof(params), "events=%d", EVENTS);
+	snprintf(params, sizeof(params), "events=%d msecs=%d", events, msecs);
 	fd = open(ko ? ko : "/hwt/hwt_nmi_test.ko", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -65,7 +70,7 @@ TEST(nmi_writers_nest_into_task_writers)
 	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
 	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
 	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
-	ASSERT_EQ(0, load_helper());
+	ASSERT_EQ(0, load_helper(EVENTS, 0));
 	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
 	nmis = helper_param("nmis");
 	landed = helper_param("landed");
@@ -122,6 +127,125 @@ TEST(nmi_writers_nest_into_task_writers)
 	/* every NMI record the helper attempted is in some ring */
 	EXPECT_EQ(nmis, nmi_seen);
 	EXPECT_LT(0, cpus_with_nmi);
+	hwt_reset(fd);
+	close(fd);
+}
+
+/* The writers and the NMIs go on this long while tracing goes off and on. */
+#define CYCLE_MSECS	5000
+#define DRAIN_BATCH	4096
+
+static void *load_thread(void *done)
+{
+	static int ret;
+
+	ret = load_helper(0, CYCLE_MSECS);
+	__atomic_store_n((int *)done, 1, __ATOMIC_RELEASE);
+	return &ret;
+}
+
+/* One CPU's records as they come: runs, each opened by the start records. */
+struct run_check {
+	struct hwt_map m;
+	bool stopped;		/* no run open: the start records come next */
+	int next_start;		/* which of them */
+	int starts;
+	uint32_t task_next, nmi_next;
+};
+
+static void check_drain(struct __test_metadata *_metadata, int cpu,
+			struct run_check *c)
+{
+	static const uint16_t start[START_RECS] = {
+		HWT_EV_CYCLES_PER_MSEC, HWT_EV_TRACE_START, HWT_EV_ID,
+	};
+	struct hwt_event ev[DRAIN_BATCH];
+	size_t n, i;
+
+	while ((n = hwt_drain(&c->m, ev, DRAIN_BATCH)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint16_t code = ev[i].code;
+
+			if (c->stopped) {
+				/* a stray record is reported once, then skipped */
+				EXPECT_EQ(start[c->next_start], code)
+					TH_LOG("cpu %d: 0x%x where start record %d belongs",
+					       cpu, code, c->next_start);
+				if (code == start[c->next_start] &&
+				    ++c->next_start == START_RECS) {
+					c->stopped = false;
+					c->next_start = 0;
+					c->starts++;
+				}
+			} else if (code == HWT_EV_TRACE_STOP) {
+				c->stopped = true;
+			} else if (code == HWT_EV_USER_EVENT_0) {
+				/* runs have gaps (tracing was off), never step back */
+				EXPECT_LE(c->task_next, ev[i].par2);
+				c->task_next = ev[i].par2 + 1;
+			} else if (code == HWT_EV_USER_EVENT_1) {
+				EXPECT_LE(c->nmi_next, ev[i].par2);
+				c->nmi_next = ev[i].par2 + 1;
+			} else {
+				/* a ring the drain did not keep up with reports it */
+				EXPECT_EQ(HWT_EV_LOST, code)
+					TH_LOG("cpu %d: code 0x%x", cpu, code);
+			}
+		}
+	}
+}
+
+TEST(nmi_never_before_start_records)
+{
+	static struct run_check chk[MAX_CPUS];
+	int fd = hwt_open(), ncpu, id, cpu, done = 0, cycles = 0;
+	unsigned long nmis;
+	pthread_t t;
+	void *ret;
+
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	ncpu = hwt_nr_cpus(fd);
+	ASSERT_LT(0, ncpu);
+	ASSERT_GE(MAX_CPUS, ncpu);
+	id = hwt_create(fd, 64 * 1024 * REC, 64 * 1024, HWT_CHUNK_STOP);
+	ASSERT_LE(0, id);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		chk[cpu].stopped = true;
+		if (hwt_cpu_online(cpu))
+			ASSERT_EQ(0, hwt_map(fd, id, cpu, &chk[cpu].m));
+	}
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, load_thread, &done));
+	/* off and on while the writers and the NMIs run, draining meanwhile */
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		for (cpu = 0; cpu < ncpu; cpu++)
+			if (hwt_cpu_online(cpu))
+				check_drain(_metadata, cpu, &chk[cpu]);
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+		cycles++;
+	}
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	ASSERT_EQ(0, *(int *)ret);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+	nmis = helper_param("nmis");
+	ASSERT_EQ(0, syscall(SYS_delete_module, "hwt_nmi_test", O_NONBLOCK));
+	TH_LOG("%d times off and on, %lu NMI records", cycles, nmis);
+	ASSERT_LT(0, cycles);
+	ASSERT_LT(0, nmis);
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (!hwt_cpu_online(cpu))
+			continue;
+		check_drain(_metadata, cpu, &chk[cpu]);
+		hwt_unmap(&chk[cpu].m);
+		EXPECT_TRUE(chk[cpu].stopped) TH_LOG("cpu %d: the last run has no stop record", cpu);
+		/* started once at first and once per cycle */
+		EXPECT_EQ(cycles + 1, chk[cpu].starts) TH_LOG("cpu %d", cpu);
+	}
 	hwt_reset(fd);
 	close(fd);
 }

@@ -4,7 +4,8 @@
  * nmi_test.  Loading it runs the test and returns when it is done:
  *
  *   - one kthread per online CPU, bound to it, writes `events` records
- *     (USER_EVENT_0, par1 = CPU, par2 = 0, 1, 2, ...) with hwtrace_log();
+ *     (USER_EVENT_0, par1 = CPU, par2 = 0, 1, 2, ...) with hwtrace_log(),
+ *     and more until `msecs` have passed;
  *   - meanwhile a sender kthread sends NMIs to those CPUs in turn (one
  *     outstanding per CPU), and an NMI handler writes USER_EVENT_1 (par1 =
  *     CPU, par2 = its own per-CPU sequence) from NMI context, so NMI writers
@@ -34,6 +35,10 @@
 static unsigned int events = 100000;
 module_param(events, uint, 0444);
 MODULE_PARM_DESC(events, "records each CPU's writer thread writes");
+
+static unsigned int msecs;
+module_param(msecs, uint, 0444);
+MODULE_PARM_DESC(msecs, "and go on writing for at least this long");
 
 static unsigned int nmis;
 module_param(nmis, uint, 0444);
@@ -66,9 +71,10 @@ static int hwt_nmi_handler(unsigned int type, struct pt_regs *regs)
 
 static int writer(void *arg)
 {
+	unsigned long end = jiffies + msecs_to_jiffies(msecs);
 	unsigned int i, cpu = smp_processor_id();
 
-	for (i = 0; i < events; i++) {
+	for (i = 0; i < events || time_before(jiffies, end); i++) {
 		WRITE_ONCE(*this_cpu_ptr(&in_write), 1);
 		barrier();
 		hwtrace_log(HWT_EV_USER_EVENT_0, cpu, i);
