@@ -47,6 +47,13 @@ static __always_inline u32 obj_id(const void *p)
 	return (u32)siphash_1u64((u64)(unsigned long)p, &ptr_key);
 }
 
+/* An event naming an object: hashed only when its family is logged. */
+static __always_inline void record_obj(u16 code, u16 par1, const void *obj)
+{
+	if (hwt_family_on(code))
+		hwt_write(code, par1, obj_id(obj));
+}
+
 /* The state a task is switched out in: the part a timing model needs. */
 static __always_inline u32 task_state(bool preempt, unsigned int state)
 {
@@ -224,44 +231,44 @@ static void probe_vector_exit(void *data, int vector)
 
 static void probe_timer_start(HWT_TIMER_START_PROTO)
 {
-	hwt_record(HWT_EV_TIMER_POST, 0, obj_id(timer));
+	record_obj(HWT_EV_TIMER_POST, 0, timer);
 }
 
 static void probe_timer_cancel(void *data, struct timer_list *timer)
 {
-	hwt_record(HWT_EV_TIMER_DELETE, 0, obj_id(timer));
+	record_obj(HWT_EV_TIMER_DELETE, 0, timer);
 }
 
 static void probe_timer_expire_entry(void *data, struct timer_list *timer,
 				     unsigned long baseclk)
 {
-	hwt_record(HWT_EV_TIMER_WAKEUP_START, 0, obj_id(timer));
+	record_obj(HWT_EV_TIMER_WAKEUP_START, 0, timer);
 }
 
 static void probe_timer_expire_exit(void *data, struct timer_list *timer)
 {
-	hwt_record(HWT_EV_TIMER_WAKEUP_END, 0, obj_id(timer));
+	record_obj(HWT_EV_TIMER_WAKEUP_END, 0, timer);
 }
 
 static void probe_hrtimer_start(HWT_HRTIMER_START_PROTO)
 {
-	hwt_record(HWT_EV_TIMER_POST, 1, obj_id(hrtimer));
+	record_obj(HWT_EV_TIMER_POST, 1, hrtimer);
 }
 
 static void probe_hrtimer_cancel(void *data, struct hrtimer *hrtimer)
 {
-	hwt_record(HWT_EV_TIMER_DELETE, 1, obj_id(hrtimer));
+	record_obj(HWT_EV_TIMER_DELETE, 1, hrtimer);
 }
 
 static void probe_hrtimer_expire_entry(void *data, struct hrtimer *hrtimer,
 				       ktime_t *now)
 {
-	hwt_record(HWT_EV_TIMER_WAKEUP_START, 1, obj_id(hrtimer));
+	record_obj(HWT_EV_TIMER_WAKEUP_START, 1, hrtimer);
 }
 
 static void probe_hrtimer_expire_exit(void *data, struct hrtimer *hrtimer)
 {
-	hwt_record(HWT_EV_TIMER_WAKEUP_END, 1, obj_id(hrtimer));
+	record_obj(HWT_EV_TIMER_WAKEUP_END, 1, hrtimer);
 }
 
 /* mutex: lock contention of any sleeping or spinning lock */
@@ -269,12 +276,12 @@ static void probe_hrtimer_expire_exit(void *data, struct hrtimer *hrtimer)
 #ifdef HWT_HAVE_CONTENTION
 static void probe_contention_begin(void *data, void *lock, unsigned int flags)
 {
-	hwt_record(HWT_EV_MUTEX_WAIT, flags, obj_id(lock));
+	record_obj(HWT_EV_MUTEX_WAIT, flags, lock);
 }
 
 static void probe_contention_end(void *data, void *lock, int ret)
 {
-	hwt_record(HWT_EV_MUTEX_LOCK, ret, obj_id(lock));
+	record_obj(HWT_EV_MUTEX_LOCK, ret, lock);
 }
 #endif
 

@@ -24,22 +24,21 @@ static __always_inline struct hwt_ring *hwt_cur_ring(void)
 	return (struct hwt_ring __force *)this_cpu_read(hwt_cur);
 }
 
-/* Log an event unless its family is filtered: the one test a filter costs. */
+/* Is the family of code logged?  The one test a filter costs. */
 static __always_inline bool hwt_family_on(u16 code)
 {
 	return !(READ_ONCE(hwt_filter_mask) & BIT(code & HWT_FAMILY_MASK));
 }
 
 /*
- * The monotonic clock is a call: its path is out of line (overflow.c), so
- * that the cycle counter's needs no registers saved around a call.
+ * Write an event whose family is on.  The monotonic clock is a call: its
+ * path is out of line (overflow.c), so that the cycle counter's needs no
+ * registers saved around a call.
  */
-static __always_inline void hwt_record(u16 code, u16 par1, u32 par2)
+static __always_inline void hwt_write(u16 code, u16 par1, u32 par2)
 {
 	struct hwt_ring *r;
 
-	if (!hwt_family_on(code))
-		return;
 	preempt_disable_notrace();
 	r = hwt_cur_ring();
 	if (likely(r)) {
@@ -49,6 +48,12 @@ static __always_inline void hwt_record(u16 code, u16 par1, u32 par2)
 			hwt_record_slow(r, code, par1, par2);
 	}
 	preempt_enable_notrace();
+}
+
+static __always_inline void hwt_record(u16 code, u16 par1, u32 par2)
+{
+	if (hwt_family_on(code))
+		hwt_write(code, par1, par2);
 }
 
 #endif /* _HWT_RECORD_H */
