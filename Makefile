@@ -140,6 +140,7 @@ lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
 		$(filter-out %.mod.c %/hwt_oops.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
+		$(filter-out %.mod.c,$(wildcard bench/kmod/*.c)) \
 		include/uapi/linux/hwtrace.h
 	@# the kerneldoc of the in-kernel API (hwtrace_log()) must parse cleanly
 	@mkdir -p $(BUILD)
