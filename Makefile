@@ -99,6 +99,7 @@ bench-payload: module tools
 	cp kmod/hwtrace.ko bench/kmod/hwt_bench.ko tools/hwtrace/build/hwtrace \
 		$(BUILD)/bench/
 	cp bench/vm-bench.sh $(BUILD)/bench/run.sh
+	cp bench/vm-insn.sh $(BUILD)/bench/
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/bench.cpio.gz -p $(BUILD)/bench \
 		$(foreach b,$(VM_BINS),-b $(b))
 

@@ -8,6 +8,11 @@
 # bench/report.sh turns them into tables.  The TAP lines only say whether
 # each step ran.
 
+# make bench-insn boots this payload with HWT_BENCH=insn: counts, not timings
+if [ "${HWT_BENCH:-}" = insn ]; then
+	exec sh /hwt/vm-insn.sh
+fi
+
 events=${HWT_BENCH_EVENTS:-200000}
 rounds=${HWT_BENCH_ROUNDS:-5}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
