@@ -8,7 +8,8 @@
 #
 # usage: scripts/vm/run.sh [--smp N] [--mem MB] [--timeout SEC] [--kernel PATH]
 #                          [--cpu MODEL] [--append ARGS] [--log FILE] [--quiet]
-#                          [--reboot] [--numa NODES] [--gdb SOCKET] -i INITRAMFS
+#                          [--reboot] [--numa NODES] [--gdb SOCKET] [--icount SHIFT]
+#                          -i INITRAMFS
 #   --timeout  guest deadline for /hwt/run.sh (default 600); the host kills
 #              qemu 120 s after it
 #   --append   extra kernel command line arguments
@@ -19,10 +20,13 @@
 #   --numa     NUMA nodes; CPUs and memory are dealt out evenly (default 1)
 #   --gdb      QEMU's gdbstub on the unix socket SOCKET (gdb: target remote
 #              SOCKET); the guest runs without waiting for it
+#   --icount   the guest's clocks count its instructions, 2^SHIFT ns each,
+#              not the host's time (-icount): a debugger's pauses and steps
+#              then take none of the guest's time
 set -euo pipefail
 
 usage() {
-	sed -n 's/^# \{0,1\}//; 9,21p' "$0" >&2
+	sed -n 's/^# \{0,1\}//; 9,25p' "$0" >&2
 	exit 2
 }
 
@@ -39,11 +43,12 @@ reboot=-no-reboot
 initramfs=
 numa=1
 gdb=
+icount=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quiet) quiet=1; shift; continue ;;
 	--reboot) reboot=; shift; continue ;;
-	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | --numa | --gdb | -i)
+	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | --numa | --gdb | --icount | -i)
 		[ $# -ge 2 ] || usage ;;
 	*) usage ;;
 	esac
@@ -57,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2 ;;
 	--numa) numa=$2 ;;
 	--gdb) gdb=$2 ;;
+	--icount) icount=$2 ;;
 	-i) initramfs=$2 ;;
 	esac
 	shift 2
@@ -80,8 +86,10 @@ if [ "$numa" -gt 1 ]; then
 			-numa "node,nodeid=$n,cpus=$((n * per_cpu))-$(((n + 1) * per_cpu - 1)),memdev=mem$n")
 	done
 fi
-gdb_args=()
-[ -z "$gdb" ] || gdb_args=(-gdb "unix:$gdb,server=on,wait=off")
+[[ -z $icount || $icount =~ ^[0-9]+$ ]] || usage
+debug_args=()
+[ -z "$gdb" ] || debug_args=(-gdb "unix:$gdb,server=on,wait=off")
+[ -z "$icount" ] || debug_args+=(-icount "shift=$icount")
 [ -r "$initramfs" ] || { echo "$0: cannot read $initramfs" >&2; exit 2; }
 [ -n "$kernel" ] || kernel=$(bash "$here/../vm-kernel.sh")
 [ -n "$log" ] || log=$(mktemp /tmp/hwt-vm.XXXXXX.log)
@@ -118,7 +126,7 @@ qrc=0
 # resets and screen clears.
 timeout -k 10 "$host_timeout" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp_arg" -m "$mem" \
-	"${numa_args[@]}" "${gdb_args[@]}" \
+	"${numa_args[@]}" "${debug_args[@]}" \
 	-nographic ${reboot:+"$reboot"} -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |
