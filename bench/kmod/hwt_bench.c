@@ -209,8 +209,15 @@ static int insn_sample(void *arg)
 	hwt_bench_insn_begin(run->stop ? "stop" : "cyc");
 	for (s = 0; s < insn; s++) {
 		calib_sum += hwt_bench_calib(s);
-		for (b = 0; b < nr; b++)
+		for (b = 0; b < nr; b++) {
+			/*
+			 * need_resched clear, as it nearly always is: set (a
+			 * tick saw other tasks waiting), each preempt_enable()
+			 * in the write takes its resched branch.
+			 */
+			cond_resched();
 			buffers[b].write(warm + s);
+		}
 	}
 	pr_info("insn: %u calls per buffer after %lu, hwtrace chunk %s\n",
 		insn, warm, run->stop ? "stop" : "cyc");
