@@ -20,6 +20,9 @@ Environment (all set by insn-count.sh):
   HWT_INSN_CALLS   calls per buffer the guest makes
   HWT_INSN_OUT     directory for insn.md and insn.csv
   HWT_INSN_HEADER  a line saying what ran (kernel, module, date)
+  HWT_INSN_TRACE   if set, a directory for each call's instructions, one
+                   file per call (BUFFER-MODE-N.txt): what to diff when a
+                   count changes
 """
 import base64
 import bisect
@@ -130,6 +133,7 @@ def step_call(syms):
     data = {}       # line -> the first access to it: pc, asm, what it named
     stk = set()
     prev = None
+    trace = []
     while True:
         pc = reg("pc")
         if pc == ret and reg("rsp") > sp0:
@@ -138,6 +142,7 @@ def step_call(syms):
         if not (pc == prev and insn_ops.is_rep(asm)):  # a rep's next iteration
             n += 1
             funcs[syms.function(pc)] += 1
+            trace.append(f"{syms.name(pc)}\t{asm}")
         for ea, size, _ in insn_ops.accesses(asm, pc, length, reg):
             for line in insn_ops.lines(ea, size):
                 if ea // THREAD_SIZE == stack:
@@ -151,7 +156,7 @@ def step_call(syms):
         if n > MAX_STEPS:
             raise RuntimeError(f"no return after {MAX_STEPS} instructions")
         gdb.execute("stepi", to_string=True)
-    return {"insns": n, "data": data, "stack": len(stk), "funcs": funcs}
+    return {"insns": n, "data": data, "stack": len(stk), "funcs": funcs, "trace": trace}
 
 
 def objdump_count(ko, func):
@@ -197,9 +202,10 @@ def report(out, calls, results, calib, calib_want, sstep, syms):
            "`hwt_bench_write_<buffer>`, one 16-byte record) from its entry to its return,",
            "callees included (the clock read, ring_buffer's and relay's internals), after",
            "a warm-up that wraps CYC, ring_buffer and relay twice (a STOP chunk: an eighth",
-           f"of it, no consumer). {calls} calls per buffer, on CPU 0; QEMU's single-step",
-           f"masks interrupts and timers (qqemu.sstep={sstep}), so a call's count is its",
-           "own path; a rare slow path (a page or sub-buffer switch) shows as the max.",
+           f"of it, no consumer). {calls} calls per buffer, need_resched clear; QEMU's",
+           f"single-step masks interrupts and timers (qqemu.sstep={sstep}) and the guest's",
+           "clock counts instructions (-icount), so a call's count is its own path and the",
+           "same in every run; a rare slow path (a page or sub-buffer switch) shows as the max.",
            "Cache lines: distinct 64-byte lines touched by memory operands, on the task's",
            "stack (push/pop/call/ret, spills) or not. Counts, not times: medians, (min-max)",
            "when the calls differ. hwtrace's clock under TCG is ktime_get_mono_fast_ns (no",
@@ -287,7 +293,13 @@ def main():
             if name == CALIB:
                 calib.append(r)
             else:
-                results.setdefault((BUFFERS[name], mode), []).append(r)
+                rs = results.setdefault((BUFFERS[name], mode), [])
+                rs.append(r)
+                if env.get("HWT_INSN_TRACE"):
+                    path = os.path.join(env["HWT_INSN_TRACE"],
+                                        f"{BUFFERS[name]}-{mode}-{len(rs) - 1}.txt")
+                    with open(path, "w") as f:
+                        f.write("\n".join(r["trace"]) + "\n")
             left -= 1
         for b in bps:
             b.delete()

@@ -12,6 +12,8 @@
 #
 # usage: bench/insn-count.sh OUTDIR
 #   HWT_INSN_CALLS  calls per buffer (default 20)
+#   HWT_INSN_TRACE  a directory: each call's instructions there, a file per
+#                   call (bench/insn-count.py)
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
@@ -34,10 +36,18 @@ vm=
 trap 'rm -f "$sock"; [ -z "$vm" ] || kill -- "-$vm" 2>/dev/null || true' EXIT
 
 : >"$log"
-# the guest's deadline: boot, warm-up, and gdb stepping about a thousand
-# instructions per call (about 2 ms each) with the guest's clock stopped
-setsid nice bash "$top/scripts/vm/run.sh" --smp 2 --mem 1024 --timeout 900 --quiet \
-	--gdb "$sock" --append "tsc=reliable HWT_BENCH=insn HWT_INSN_CALLS=$calls" \
+# --icount 0: the guest's clock counts its instructions (1 ns each), so the
+# guest time a call's steps take is the same in every run, whatever gdb and
+# the host's load do.  On the host's clock it is long: ring_buffer then
+# sometimes takes its time-extend path (events more than 2^27 ns apart, 35
+# more instructions), and a tick may set need_resched, which sends the
+# write's preempt_enable() down its resched branch (1 or 2 more).  One
+# vCPU: QEMU 7.2 hangs bringing up a second under icount.  The paths are per
+# CPU: a 2-vCPU run without icount stepped the same instructions but for
+# those two branches (HWT_INSN_TRACE, diffed).  The guest's deadline: boot,
+# warm-up, and gdb's 15,000 steps of a few ms each.
+setsid nice bash "$top/scripts/vm/run.sh" --smp 1 --mem 1024 --timeout 900 --quiet \
+	--gdb "$sock" --icount 0 --append "tsc=reliable HWT_BENCH=insn HWT_INSN_CALLS=$calls" \
 	--log "$log" -i "$build/bench.cpio.gz" &
 vm=$!
 
@@ -55,8 +65,8 @@ git_rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD -- kmod 2>/dev/null || git_rev="$git_rev+kmod changes"
 HWT_INSN_SOCK=$sock HWT_INSN_LOG=$log \
 	HWT_INSN_KO=$top/bench/kmod/hwt_bench.ko HWT_INSN_CALLS=$calls \
-	HWT_INSN_OPS=$top/bench/insn_ops.py HWT_INSN_OUT=$out \
-	HWT_INSN_HEADER="Kernel $release, 2 vCPUs under QEMU TCG (tsc=reliable), hwtrace.ko of $git_rev, $(date -u +%Y-%m-%d)." \
+	HWT_INSN_OPS=$top/bench/insn_ops.py HWT_INSN_OUT=$out HWT_INSN_TRACE=${HWT_INSN_TRACE:-} \
+	HWT_INSN_HEADER="Kernel $release, 1 vCPU under QEMU TCG (-icount shift=0, tsc=reliable), hwtrace.ko of $git_rev, $(date -u +%Y-%m-%d)." \
 	nice gdb -batch -nx -x "$top/bench/insn-count.py" >"$gdblog" 2>&1 ||
 	{ tail -n 20 "$gdblog" >&2; echo "$0: gdb failed; log $gdblog" >&2; exit 1; }
 
