@@ -99,6 +99,7 @@ bench-payload: module tools
 	cp kmod/hwtrace.ko bench/kmod/hwt_bench.ko tools/hwtrace/build/hwtrace \
 		$(BUILD)/bench/
 	cp bench/vm-bench.sh $(BUILD)/bench/run.sh
+	cp bench/vm-insn.sh $(BUILD)/bench/
 	bash scripts/vm/mkinitramfs.sh -o $(BUILD)/bench.cpio.gz -p $(BUILD)/bench \
 		$(foreach b,$(VM_BINS),-b $(b))
 
@@ -110,8 +111,19 @@ bench: bench-payload
 	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 --quiet \
 		--append tsc=reliable \
 		--log $(BUILD)/bench.log -i $(BUILD)/bench.cpio.gz
+	bash scripts/deps.sh insn
+	bash bench/insn-count.sh bench/results
 	bash bench/host-convert.sh bench/results
 	bash bench/report.sh $(BUILD)/bench.log bench/results
+
+# make bench-insn: instructions and cache lines per event of each buffer's
+# write path (hwtrace into a CYC and a STOP chunk, ring_buffer, relay),
+# counted by single-stepping the guest with gdb through QEMU's gdbstub
+# (bench/insn-count.sh); make bench runs it too, and folds it into
+# results.md.  Counts, not times.  Results: bench/results/insn.md, insn.csv.
+bench-insn: bench-payload
+	bash scripts/deps.sh insn
+	bash bench/insn-count.sh bench/results
 
 # make bench-host: the bpf backend on this machine's own kernel against perf
 # record -a and bpftrace, around hackbench (root; bench/host-bench.sh).
@@ -140,6 +152,7 @@ lint: $(LINUX_SRC)/.done
 	perl $(LINUX_SRC)/scripts/checkpatch.pl --strict --no-tree --terse -f \
 		$(filter-out kmod/compat.h kmod/%.mod.c,$(wildcard kmod/*.[ch])) \
 		$(filter-out %.mod.c %/hwt_oops.c,$(wildcard $(SELFTESTS)/kmod/*.c)) \
+		$(filter-out %.mod.c,$(wildcard bench/kmod/*.c)) \
 		include/uapi/linux/hwtrace.h
 	@# the kerneldoc of the in-kernel API (hwtrace_log()) must parse cleanly
 	@mkdir -p $(BUILD)
@@ -189,7 +202,7 @@ clean:
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \
 	check-vm-smp2 check-vm-smp4 check-vm-numa check-vm-newer check-vm-persist check-vm-persist-newer \
-	lint bench bench-host bench-payload demo clean dkms-install dkms-uninstall check-packages
+	lint bench bench-insn bench-host bench-payload demo clean dkms-install dkms-uninstall check-packages
 
 # make check-debug: the whole kselftest suite on a debug kernel (KASAN,
 # lockdep, UBSAN, kmemleak, fault injection), built once from Debian's

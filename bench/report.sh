@@ -97,5 +97,11 @@ stats() {
 		tail -n +2 "$outdir/host-convert.csv" | awk -F, '{ printf "| %s | %d | %.3f | %.3f | %.0f | %d |\n",
 			$1, $2, $3, $4, ($3 > 0 ? $2 / $3 : 0), $6 }'
 	fi
+	# make bench-insn's counts (bench/insn-count.sh), without their title
+	if [ -s "$outdir/insn.md" ]; then
+		echo
+		echo "## 6. Write path: instructions and cache lines per event (counted, make bench-insn)"
+		tail -n +2 "$outdir/insn.md"
+	fi
 } >"$outdir/results.md"
 cat "$outdir/results.md"

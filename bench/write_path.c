@@ -5,7 +5,13 @@
  * tracing with every family but user filtered, load hwt_bench.ko (which
  * measures and logs), and check that hwtrace really stored every event.
  *
+ * With -i, the same set-up for make bench-insn: the chunk in MODE (cyc or
+ * stop), then hwt_bench.ko, already loaded with insn=N, makes its calls on
+ * CPU 0 (writing MODE to its insn_run parameter) for gdb to single-step.
+ * A STOP chunk must not fill: the calls must take its common path.
+ *
  * usage: write_path HWT_BENCH_KO EVENTS MEM_KB ROUNDS
+ *        write_path -i cyc|stop MEM_KB
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,26 +29,14 @@ static int fail(const char *what)
 	return 1;
 }
 
-int main(int argc, char **argv)
+/* a chunk of FLAGS with MEM_KB per CPU, selected, tracing only family user */
+static int trace_user(int fd, struct hwt_chunk_create *cc, unsigned int flags,
+		      unsigned long long mem_kb)
 {
-	struct hwt_chunk_create cc = { .emergency_size = 4096, .flags = HWT_CHUNK_CYC };
-	struct hwt_chunk_stat st[1024];
-	struct hwt_chunk_table t = { .entries = (unsigned long)st, .nr_entries = 1024 };
-	unsigned long long events, mem_kb, rounds, expect;
-	char params[128];
-	int fd, ko, bad = 0;
-
-	if (argc != 5)
-		return fprintf(stderr, "usage: %s HWT_BENCH_KO EVENTS MEM_KB ROUNDS\n", argv[0]), 2;
-	events = strtoull(argv[2], NULL, 0);
-	mem_kb = strtoull(argv[3], NULL, 0);
-	rounds = strtoull(argv[4], NULL, 0);
-
-	fd = open("/dev/hwtrace", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return fail("/dev/hwtrace");
-	cc.normal_size = mem_kb * 1024 - cc.emergency_size;
-	if (ioctl(fd, HWT_IOC_CHUNK_CREATE, &cc))
+	cc->emergency_size = 4096;
+	cc->normal_size = mem_kb * 1024 - cc->emergency_size;
+	cc->flags = flags;
+	if (ioctl(fd, HWT_IOC_CHUNK_CREATE, cc))
 		return fail("chunk_create");
 	for (unsigned int f = 0; f < HWT_NR_FAMILIES; f++) {
 		struct hwt_filter flt = { .family = f, .status = f != HWT_FAM_USER };
@@ -50,8 +44,70 @@ int main(int argc, char **argv)
 		if (ioctl(fd, HWT_IOC_SET_FILTER, &flt))
 			return fail("set_filter");
 	}
-	if (ioctl(fd, HWT_IOC_CHUNK_SELECT, cc.id) || ioctl(fd, HWT_IOC_ENABLE, 0))
+	if (ioctl(fd, HWT_IOC_CHUNK_SELECT, cc->id) || ioctl(fd, HWT_IOC_ENABLE, 0))
 		return fail("select/enable");
+	return 0;
+}
+
+/* -i MODE MEM_KB: hwt_bench.ko's insn calls into a chunk in MODE */
+static int insn(int fd, const char *mode, unsigned long long mem_kb)
+{
+	static const char run[] = "/sys/module/hwt_bench/parameters/insn_run";
+	struct hwt_chunk_create cc = { 0 };
+	struct hwt_chunk_stat st[1024];
+	struct hwt_chunk_table t = { .entries = (unsigned long)st, .nr_entries = 1024 };
+	int stop = !strcmp(mode, "stop"), pfd, bad = 0;
+
+	if (!stop && strcmp(mode, "cyc"))
+		return fprintf(stderr, "write_path: mode %s: want cyc or stop\n", mode), 2;
+	if (trace_user(fd, &cc, stop ? HWT_CHUNK_STOP : HWT_CHUNK_CYC, mem_kb))
+		return 1;
+	pfd = open(run, O_WRONLY | O_CLOEXEC);
+	if (pfd < 0 || write(pfd, mode, strlen(mode)) != (ssize_t)strlen(mode))
+		return fail(run);
+	close(pfd);
+	if (ioctl(fd, HWT_IOC_DISABLE, 0) || ioctl(fd, HWT_IOC_CHUNK_TABLE, &t))
+		return fail("disable/table");
+	for (unsigned int i = 0; i < t.nr_entries && i < 1024; i++) {
+		if (st[i].id != (unsigned int)cc.id || !st[i].written)
+			continue;
+		printf("hwt_bench: insn-check mode=%s cpu=%u written=%llu overwritten=%llu lost=%llu\n",
+		       mode, st[i].cpu, (unsigned long long)st[i].written,
+		       (unsigned long long)st[i].overwritten,
+		       (unsigned long long)st[i].lost);
+		if (st[i].lost || (stop && st[i].flags & HWT_CHUNK_FULL))
+			bad = 1;
+	}
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	struct hwt_chunk_create cc = { 0 };
+	struct hwt_chunk_stat st[1024];
+	struct hwt_chunk_table t = { .entries = (unsigned long)st, .nr_entries = 1024 };
+	unsigned long long events, mem_kb, rounds, expect;
+	char params[128];
+	int fd, ko, bad = 0;
+
+	if (argc == 4 && !strcmp(argv[1], "-i")) {
+		fd = open("/dev/hwtrace", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return fail("/dev/hwtrace");
+		return insn(fd, argv[2], strtoull(argv[3], NULL, 0));
+	}
+	if (argc != 5)
+		return fprintf(stderr, "usage: %s HWT_BENCH_KO EVENTS MEM_KB ROUNDS\n"
+			       "       %s -i cyc|stop MEM_KB\n", argv[0], argv[0]), 2;
+	events = strtoull(argv[2], NULL, 0);
+	mem_kb = strtoull(argv[3], NULL, 0);
+	rounds = strtoull(argv[4], NULL, 0);
+
+	fd = open("/dev/hwtrace", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail("/dev/hwtrace");
+	if (trace_user(fd, &cc, HWT_CHUNK_CYC, mem_kb))
+		return 1;
 
 	snprintf(params, sizeof(params), "events=%llu mem_kb=%llu rounds=%llu",
 		 events, mem_kb, rounds);

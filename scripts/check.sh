@@ -122,6 +122,8 @@ step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init
 	scripts/debug-kernel/*.sh .ci/run selftests/hwtrace/*.sh bench/*.sh \
 	tools/hwtrace/tests/*.sh &&
 	shellcheck -s bash tools/hwtrace/hwtrace.bash-completion'
+# make bench-insn's parser of memory operands, on sample instructions
+step insn-ops python3 -B bench/insn_ops.py
 tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check
 check_suite unit-asan-ubsan make -C libhwt check SAN=1

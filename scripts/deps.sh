@@ -8,11 +8,12 @@
 #   debug  build the debug kernel of make check-debug from linux-source-6.1
 #   fresh  make check-fresh: a pristine Debian root (debootstrap) and a clone
 #   bench  make bench-host: perf, bpftrace and hackbench on this machine
+#   insn   make bench-insn: gdb steps the VM, objdump reads hwt_bench.ko
 #   pkg    build the Debian packages (debian/) and check them with lintian
 #          (make check-packages, which also needs build, vm, lint and fresh)
 # No group means all of them. Idempotent: silent when nothing is missing.
 #
-# usage: scripts/deps.sh [build|vm|lint|debug|fresh|bench|pkg]...
+# usage: scripts/deps.sh [build|vm|lint|debug|fresh|bench|insn|pkg]...
 set -euo pipefail
 
 declare -A groups=(
@@ -48,6 +49,9 @@ declare -A groups=(
 	[fresh]="debootstrap git"
 	# the tracers hwtrace's bpf backend is measured against, and hackbench
 	[bench]="linux-perf bpftrace rt-tests"
+	# make bench-insn: gdb (with its Python) single-steps the guest through
+	# QEMU's gdbstub; binutils' objdump gives the cross-check's count
+	[insn]="gdb binutils"
 	# dpkg-buildpackage (dpkg-dev, fakeroot) with debhelper and dh_dkms,
 	# debian/control's Build-Depends, lintian; openssl makes the MOK key
 	# the fresh root's dkms signs with (make check-packages).
@@ -56,7 +60,7 @@ declare -A groups=(
 	       libbpf-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler"
 )
 
-[ $# -gt 0 ] || set -- build vm lint debug fresh bench pkg
+[ $# -gt 0 ] || set -- build vm lint debug fresh bench insn pkg
 
 want=()
 for g in "$@"; do

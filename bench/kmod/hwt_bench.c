@@ -11,9 +11,17 @@
  *
  * Each gets the same memory per CPU.  The loops run on every online CPU in
  * a kernel thread bound to it, `rounds` times in turn, and the result lines
- * ("hwt_bench: round R cpu C <name> <ns> ns/event <cycles> cycles/event")
- * go to the kernel log; bench/run-bench.sh collects them.  Loading the
+ * ("hwt_bench: round R cpu C <name> <ps> ps/event <cycles> cycles/kevent")
+ * go to the kernel log; bench/report.sh collects them.  Loading the
  * module runs the benchmark; it stays loaded until removed.
+ *
+ * With insn=N (make bench-insn) loading only sets the buffers up.  Each
+ * write of a hwtrace chunk mode to the parameter insn_run ("cyc" or "stop",
+ * the mode of the chunk bench/write_path.c selected) then warms the buffers
+ * up and calls every write function N times, in a kthread on CPU 0, for
+ * bench/insn-count.py to single-step through QEMU's gdbstub: the write
+ * functions are noinline and named hwt_bench_write_<buffer>, so that gdb
+ * can break on them, and hwt_bench_insn_begin() tells it the mode.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +48,15 @@ static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
 MODULE_PARM_DESC(rounds, "times each buffer is measured");
 
+static unsigned int insn;
+module_param(insn, uint, 0444);
+MODULE_PARM_DESC(insn, "calls per buffer to single-step (0: run the timing benchmark)");
+
+/* set by gdb (bench/insn-count.py) once its breakpoints are in */
+static unsigned int insn_go;
+module_param(insn_go, uint, 0444);
+MODULE_PARM_DESC(insn_go, "nonzero once the debugger is ready (insn mode)");
+
 static struct trace_buffer *rb;
 static struct rchan *relay;
 
@@ -51,12 +68,16 @@ struct payload {
 	u32 par2;
 };
 
-static void write_hwtrace(unsigned int i)
+/*
+ * The write functions are what gdb steps through, from entry to return:
+ * noinline and __noclone so that each keeps its symbol name and signature.
+ */
+static noinline __noclone void hwt_bench_write_hwtrace(unsigned int i)
 {
 	hwtrace_log(HWT_EV_USER_EVENT_0, (u16)i, i);
 }
 
-static void write_ring_buffer(unsigned int i)
+static noinline __noclone void hwt_bench_write_ring_buffer(unsigned int i)
 {
 	struct ring_buffer_event *ev;
 	struct payload *p;
@@ -72,7 +93,7 @@ static void write_ring_buffer(unsigned int i)
 }
 
 /* relay does not timestamp; a tracer built on it reads a clock itself */
-static void write_relay(unsigned int i)
+static noinline __noclone void hwt_bench_write_relay(unsigned int i)
 {
 	u64 ts = ktime_get_mono_fast_ns();
 	struct payload p = {
@@ -87,9 +108,9 @@ static const struct {
 	const char *name;
 	void (*write)(unsigned int i);
 } buffers[] = {
-	{ "hwtrace", write_hwtrace },
-	{ "ring_buffer", write_ring_buffer },
-	{ "relay", write_relay },
+	{ "hwtrace", hwt_bench_write_hwtrace },
+	{ "ring_buffer", hwt_bench_write_ring_buffer },
+	{ "relay", hwt_bench_write_relay },
 };
 
 static int measure(void *arg)
@@ -144,46 +165,155 @@ static const struct rchan_callbacks relay_cb = {
 	.remove_buf_file = relay_remove,
 };
 
-static int __init hwt_bench_init(void)
+/*
+ * Instruction counting (insn=N).  hwt_bench_calib() is the counter's
+ * cross-check: its instructions can be read from objdump -d hwt_bench.ko,
+ * and it reads two known cache lines.
+ */
+static u32 calib_data[32] __aligned(64);
+static u32 calib_sum;
+
+static noinline __noclone u32 hwt_bench_calib(u32 i)
+{
+	return READ_ONCE(calib_data[0]) + READ_ONCE(calib_data[16]) + i;
+}
+
+/* gdb breaks here to learn the hwtrace chunk mode of the calls that follow */
+static noinline __noclone void hwt_bench_insn_begin(const char *mode)
+{
+	asm volatile("" : : "r" (mode) : "memory");	/* a call gcc must keep */
+}
+
+struct insn_run {
+	struct completion done;
+	bool stop;
+};
+
+static int insn_sample(void *arg)
+{
+	struct insn_run *run = arg;
+	unsigned long slots = ((unsigned long)mem_kb << 10) / sizeof(struct payload);
+	/*
+	 * Steady state: CYC, ring_buffer and relay wrap twice.  A STOP chunk
+	 * has no consumer here, so it gets an eighth of its slots: never full,
+	 * and below the watermark (a quarter) whose record wakes the consumer.
+	 */
+	unsigned long i, warm = run->stop ? slots / 8 : 2 * slots;
+	unsigned int b, s, nr = run->stop ? 1 : ARRAY_SIZE(buffers);
+
+	for (b = 0; b < nr; b++) {
+		for (i = 0; i < warm; i++)
+			buffers[b].write(i);
+		cond_resched();
+	}
+	hwt_bench_insn_begin(run->stop ? "stop" : "cyc");
+	for (s = 0; s < insn; s++) {
+		calib_sum += hwt_bench_calib(s);
+		for (b = 0; b < nr; b++) {
+			/*
+			 * need_resched clear, as it nearly always is: set (a
+			 * tick saw other tasks waiting), each preempt_enable()
+			 * in the write takes its resched branch.
+			 */
+			cond_resched();
+			buffers[b].write(warm + s);
+		}
+	}
+	pr_info("insn: %u calls per buffer after %lu, hwtrace chunk %s\n",
+		insn, warm, run->stop ? "stop" : "cyc");
+	complete(&run->done);
+	return 0;
+}
+
+/* insn_run=cyc|stop: one sampling run on CPU 0, its hwtrace chunk in that mode */
+static int insn_run_set(const char *val, const struct kernel_param *kp)
+{
+	struct insn_run run;
+	struct task_struct *t;
+
+	if (!insn || !rb || !relay)
+		return -EINVAL;
+	if (sysfs_streq(val, "stop"))
+		run.stop = true;
+	else if (sysfs_streq(val, "cyc"))
+		run.stop = false;
+	else
+		return -EINVAL;
+	init_completion(&run.done);
+	t = kthread_create_on_cpu(insn_sample, &run, 0, "hwt_bench_insn");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wake_up_process(t);
+	wait_for_completion(&run.done);
+	return 0;
+}
+
+static const struct kernel_param_ops insn_run_ops = {
+	.set = insn_run_set,
+};
+module_param_cb(insn_run, &insn_run_ops, NULL, 0200);
+MODULE_PARM_DESC(insn_run, "insn mode: cyc or stop, the hwtrace chunk's mode; runs the calls");
+
+static void free_buffers(void)
+{
+	if (relay)
+		relay_close(relay);
+	if (rb)
+		ring_buffer_free(rb);
+	relay = NULL;
+	rb = NULL;
+}
+
+/* one CPU at a time: the numbers must not depend on sharing a core */
+static int run_timing(void)
 {
 	struct completion *done;
 	struct task_struct *t;
 	unsigned int cpu, n = 0;
-	int ret = -ENOMEM;
+	int ret = 0;
 
-	rb = ring_buffer_alloc((unsigned long)mem_kb << 10, RB_FL_OVERWRITE);
-	relay = relay_open("hwt_bench", NULL, PAGE_SIZE * 4,
-			   ((size_t)mem_kb << 10) / (PAGE_SIZE * 4), &relay_cb, NULL);
 	done = kcalloc(nr_cpu_ids, sizeof(*done), GFP_KERNEL);
-	if (!rb || !relay || !done)
-		goto out;
-
-	/* one CPU at a time: the numbers must not depend on sharing a core */
+	if (!done)
+		return -ENOMEM;
 	for_each_online_cpu(cpu) {
 		init_completion(&done[cpu]);
 		t = kthread_create_on_cpu(measure, &done[cpu], cpu, "hwt_bench/%u");
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
-			goto out;
+			break;
 		}
 		wake_up_process(t);
 		wait_for_completion(&done[cpu]);
 		n++;
 	}
-	pr_info("done: %u CPUs, %u events x %u rounds, %u KiB per CPU\n", n,
-		events, rounds, mem_kb);
-	ret = 0;
-out:
+	if (!ret)
+		pr_info("done: %u CPUs, %u events x %u rounds, %u KiB per CPU\n", n,
+			events, rounds, mem_kb);
 	kfree(done);
-	if (relay)
-		relay_close(relay);
-	if (rb)
-		ring_buffer_free(rb);
+	return ret;
+}
+
+static int __init hwt_bench_init(void)
+{
+	int ret;
+
+	rb = ring_buffer_alloc((unsigned long)mem_kb << 10, RB_FL_OVERWRITE);
+	relay = relay_open("hwt_bench", NULL, PAGE_SIZE * 4,
+			   ((size_t)mem_kb << 10) / (PAGE_SIZE * 4), &relay_cb, NULL);
+	if (!rb || !relay) {
+		free_buffers();
+		return -ENOMEM;
+	}
+	if (insn)
+		return 0;	/* the buffers stay for insn_run until the module goes */
+	ret = run_timing();
+	free_buffers();
 	return ret;
 }
 
 static void __exit hwt_bench_exit(void)
 {
+	free_buffers();
 }
 
 module_init(hwt_bench_init);

@@ -8,7 +8,8 @@
 #
 # usage: scripts/vm/run.sh [--smp N] [--mem MB] [--timeout SEC] [--kernel PATH]
 #                          [--cpu MODEL] [--append ARGS] [--log FILE] [--quiet]
-#                          [--reboot] [--numa NODES] -i INITRAMFS
+#                          [--reboot] [--numa NODES] [--gdb SOCKET] [--icount SHIFT]
+#                          -i INITRAMFS
 #   --timeout  guest deadline for /hwt/run.sh (default 600); the host kills
 #              qemu 120 s after it
 #   --append   extra kernel command line arguments
@@ -17,10 +18,15 @@
 #   --reboot   a panic reboots the guest (QEMU keeps its RAM) instead of
 #              ending the run: tests that survive a crash (persist_test.sh)
 #   --numa     NUMA nodes; CPUs and memory are dealt out evenly (default 1)
+#   --gdb      QEMU's gdbstub on the unix socket SOCKET (gdb: target remote
+#              SOCKET); the guest runs without waiting for it
+#   --icount   the guest's clocks count its instructions, 2^SHIFT ns each,
+#              not the host's time (-icount): a debugger's pauses and steps
+#              then take none of the guest's time
 set -euo pipefail
 
 usage() {
-	sed -n 's/^# \{0,1\}//; 9,19p' "$0" >&2
+	sed -n 's/^# \{0,1\}//; 9,25p' "$0" >&2
 	exit 2
 }
 
@@ -36,11 +42,13 @@ quiet=0
 reboot=-no-reboot
 initramfs=
 numa=1
+gdb=
+icount=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quiet) quiet=1; shift; continue ;;
 	--reboot) reboot=; shift; continue ;;
-	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | --numa | -i)
+	--smp | --mem | --timeout | --kernel | --cpu | --append | --log | --numa | --gdb | --icount | -i)
 		[ $# -ge 2 ] || usage ;;
 	*) usage ;;
 	esac
@@ -53,6 +61,8 @@ while [ $# -gt 0 ]; do
 	--append) append=$2 ;;
 	--log) log=$2 ;;
 	--numa) numa=$2 ;;
+	--gdb) gdb=$2 ;;
+	--icount) icount=$2 ;;
 	-i) initramfs=$2 ;;
 	esac
 	shift 2
@@ -76,6 +86,10 @@ if [ "$numa" -gt 1 ]; then
 			-numa "node,nodeid=$n,cpus=$((n * per_cpu))-$(((n + 1) * per_cpu - 1)),memdev=mem$n")
 	done
 fi
+[[ -z $icount || $icount =~ ^[0-9]+$ ]] || usage
+debug_args=()
+[ -z "$gdb" ] || debug_args=(-gdb "unix:$gdb,server=on,wait=off")
+[ -z "$icount" ] || debug_args+=(-icount "shift=$icount")
 [ -r "$initramfs" ] || { echo "$0: cannot read $initramfs" >&2; exit 2; }
 [ -n "$kernel" ] || kernel=$(bash "$here/../vm-kernel.sh")
 [ -n "$log" ] || log=$(mktemp /tmp/hwt-vm.XXXXXX.log)
@@ -112,7 +126,7 @@ qrc=0
 # resets and screen clears.
 timeout -k 10 "$host_timeout" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu "$cpu" -smp "$smp_arg" -m "$mem" \
-	"${numa_args[@]}" \
+	"${numa_args[@]}" "${debug_args[@]}" \
 	-nographic ${reboot:+"$reboot"} -nic none -kernel "$kernel" -initrd "$initramfs" \
 	-append "$cmdline" </dev/null 2>&1 |
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[^[]//g' |
