@@ -117,7 +117,8 @@ bench: bench-payload
 	bash bench/report.sh $(BUILD)/bench.log bench/results
 
 # make bench-insn: instructions and cache lines per event of each buffer's
-# write path (hwtrace into a CYC and a STOP chunk, ring_buffer, relay),
+# write path (hwtrace into a CYC and a STOP chunk, with the TSC and the
+# monotonic clock; ring_buffer; relay with the same clocks),
 # counted by single-stepping the guest with gdb through QEMU's gdbstub
 # (bench/insn-count.sh); make bench runs it too, and folds it into
 # results.md.  Counts, not times.  Results: bench/results/insn.md, insn.csv.

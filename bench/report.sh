@@ -22,19 +22,21 @@ csv() {
 		  print l }'
 }
 
-# "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent"
+# "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent clock CLOCK"
 {
-	echo "round,cpu,buffer,ns_per_event,cycles_per_event"
-	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent.*/\1 \2 \3 \4 \5/p' "$log" |
-		awk '{ printf "%s,%s,%s,%.3f,%.3f\n", $1, $2, $3, $4 / 1000, $5 / 1000 }'
+	echo "round,cpu,buffer,ns_per_event,cycles_per_event,clock"
+	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent clock \([a-z]*\).*/\1 \2 \3 \4 \5 \6/p' "$log" |
+		awk '{ printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
 } >"$outdir/write-path.csv"
 csv e2e >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
 csv convert >"$outdir/convert.csv"
 
-# median and spread of column COL for rows whose column KEY is VAL
+# median and spread of column COL for rows whose column KEY is VAL (and,
+# with two more arguments, column KEY2 is VAL2)
 stats() {
-	awk -F, -v key="$2" -v val="$3" -v col="$4" 'NR > 1 && $key == val { v[++n] = $col }
+	awk -F, -v key="$2" -v val="$3" -v col="$4" -v key2="${5:-0}" -v val2="${6:-}" \
+		'NR > 1 && $key == val && (!key2 || $key2 == val2) { v[++n] = $col }
 		END {
 			if (!n) { print "- - -"; exit }
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
@@ -47,19 +49,28 @@ stats() {
 {
 	echo "# hwtrace benchmarks"
 	echo
-	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (tsc=reliable; module clock: monotonic), $(date -u +%Y-%m-%d)."
+	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (tsc=reliable; hwtrace clock=tsc but where a row says otherwise), $(date -u +%Y-%m-%d)."
 	echo "TCG distorts absolute numbers: the ratios between tracers measured in"
 	echo "the same boot are the figures that count. Medians with min-max spread."
 	echo
 	echo "## 1. Write path: one 16-byte record, same memory per CPU"
 	echo
-	echo "| buffer | ns/event (median) | min | max | ratio to ring_buffer |"
-	echo "| --- | --- | --- | --- | --- |"
-	read -r base _ _ < <(stats "$outdir/write-path.csv" 3 ring_buffer 4)
-	for b in hwtrace ring_buffer relay; do
-		read -r m lo hi < <(stats "$outdir/write-path.csv" 3 "$b" 4)
-		awk -v b="$b" -v m="$m" -v lo="$lo" -v hi="$hi" -v base="$base" \
-			'BEGIN { printf "| %s | %.1f | %.1f | %.1f | %.2fx |\n", b, m, lo, hi, m / base }'
+	echo "hwtrace and relay stamp records with the clock in the row (relay as a tracer"
+	echo "built on it would: hwtrace's); ring_buffer keeps its own (trace_clock_local)."
+	echo "Ratios are to ring_buffer measured in the same load of hwt_bench."
+	echo
+	echo "| buffer | clock | ns/event (median) | min | max | ratio to ring_buffer |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	for clock in tsc mono; do
+		read -r base _ _ < <(stats "$outdir/write-path.csv" 3 ring_buffer 4 6 $clock)
+		for b in hwtrace ring_buffer relay; do
+			read -r m lo hi < <(stats "$outdir/write-path.csv" 3 "$b" 4 6 $clock)
+			[ "$m" != - ] || continue
+			c=$clock
+			[ "$b" != ring_buffer ] || c="local ($clock run)"
+			awk -v b="$b" -v c="$c" -v m="$m" -v lo="$lo" -v hi="$hi" -v base="$base" \
+				'BEGIN { printf "| %s | %s | %.1f | %.1f | %.1f | %.2fx |\n", b, c, m, lo, hi, m / base }'
+		done
 	done
 	echo
 	echo "## 2. hackbench end to end (task + irq families, same memory per CPU)"
@@ -74,6 +85,12 @@ stats() {
 		awk -v t="$t" -v m="$m" -v lo="$lo" -v hi="$hi" -v none="$none" -v ev="$ev" -v lost="$lost" \
 			'BEGIN { printf "| %s | %.3f | %.3f | %.3f | %+.1f%% | %d | %d |\n", t, m, lo, hi, (m / none - 1) * 100, ev, lost }'
 	done
+	echo
+	read -r hw _ _ < <(stats "$outdir/e2e.csv" 1 hwtrace 3)
+	read -r tc _ _ < <(stats "$outdir/e2e.csv" 1 trace-cmd 3)
+	awk -v hw="$hw" -v tc="$tc" -v none="$none" 'BEGIN {
+		if (tc > none) printf "hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", (hw - none) / (tc - none)
+		else print "trace-cmd'"'"'s median was no slower than none: no ratio." }'
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
 	echo

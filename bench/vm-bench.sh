@@ -16,7 +16,7 @@ fi
 events=${HWT_BENCH_EVENTS:-200000}
 rounds=${HWT_BENCH_ROUNDS:-5}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
-runs=5
+runs=${HWT_BENCH_RUNS:-7}
 hb="hackbench -g 1 -l 100"
 
 # the tracepoints of hwtrace's task and irq families, for trace-cmd
@@ -41,13 +41,14 @@ hb_time() {
 }
 
 # hwtrace FILE BUF_KB ARGS...: record ARGS; prints "TIME EVENTS LOST"
-# (HWT_BACKEND=bpf: the libbpf backend instead of the module)
+# (HWT_BACKEND=bpf: the libbpf backend instead of the module; RT=PRIO: the
+# drain at that SCHED_FIFO priority, -r)
 run_hwtrace() {
 	out=$1
 	kb=$2
 	shift 2
-	/hwt/hwtrace record --backend="${HWT_BACKEND:-module}" -q -f task,irq -b "${kb}k" \
-		-o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
+	/hwt/hwtrace record --backend="${HWT_BACKEND:-module}" ${RT:+-r $RT} -q -f task,irq \
+		-b "${kb}k" -o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
 	ev=$(/hwt/hwtrace stats "$out" | sed -n 's/^records: *\([0-9]*\).*/\1/p')
 	lost=$(/hwt/hwtrace stats "$out" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
 	echo "$(hb_time /tmp/hw.out) ${ev:-0} ${lost:-0}"
@@ -59,7 +60,7 @@ run_tracecmd() {
 	kb=$2
 	shift 2
 	# shellcheck disable=SC2086 # the event list is meant to split
-	trace-cmd record -b "$kb" -o "$out" $tc_events "$@" >/tmp/tc.out 2>&1
+	trace-cmd record ${RT:+-r $RT} -b "$kb" -o "$out" $tc_events "$@" >/tmp/tc.out 2>&1
 	ev=$(trace-cmd report -i "$out" 2>/dev/null | grep -c ': [a-z_]*: ')
 	lost=$(sed -n 's/^CPU [0-9]*: \([0-9]*\) events lost.*/\1/p' /tmp/tc.out |
 		awk '{ s += $1 } END { print s + 0 }')
@@ -68,11 +69,18 @@ run_tracecmd() {
 
 echo "TAP version 13"
 echo "1..5"
-insmod /hwt/hwtrace.ko || { echo "not ok 1 insmod hwtrace.ko"; exit 1; }
+# clock=tsc: the clock hwtrace takes by default on a CPU whose TSC is
+# invariant; TCG flags none, but the guest trusts its TSC (tsc=reliable), and
+# trace-cmd's default clock (local: sched_clock) is the TSC here too
+insmod /hwt/hwtrace.ko clock=tsc || { echo "not ok 1 insmod hwtrace.ko"; exit 1; }
 
-# 1. write path, in the kernel
-/hwt/write_path /hwt/hwt_bench.ko "$events" "$mem_kb" "$rounds"
-step $? "write path: hwtrace, ring_buffer, relay"
+# 1. write path, in the kernel, with each clock hwtrace offers (relay the same)
+ok=0
+for clock in tsc mono; do
+	/hwt/write_path /hwt/hwt_bench.ko "$events" "$mem_kb" "$rounds" $clock || ok=1
+	rmmod hwt_bench || ok=1
+done
+step $ok "write path: hwtrace, ring_buffer, relay; TSC and monotonic clock"
 dmesg | grep 'hwt_bench: ' | sed 's/^\[[ 0-9.]*\] //'
 
 # 2. hackbench: no tracer, hwtrace, trace-cmd; the same memory per CPU
@@ -89,12 +97,17 @@ for run in $(seq 1 $runs); do
 done
 step $ok "hackbench under no tracer, hwtrace (module, bpf) and trace-cmd"
 
-# 3. loss under load: small buffers, more and more hackbench groups
+# 3. loss under load: small buffers, more and more hackbench groups; each
+# tracer's drain at normal and at real-time priority (-r 50: both have it)
 for g in 1 2 4 8; do
 	set -- $(run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
 	echo "hwt_bench: load tracer=hwtrace groups=$g time=$1 events=$2 lost=$3"
+	set -- $(RT=50 run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
+	echo "hwt_bench: load tracer=hwtrace-r50 groups=$g time=$1 events=$2 lost=$3"
 	set -- $(run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
 	echo "hwt_bench: load tracer=trace-cmd groups=$g time=$1 events=$2 lost=$3"
+	set -- $(RT=50 run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
+	echo "hwt_bench: load tracer=trace-cmd-r50 groups=$g time=$1 events=$2 lost=$3"
 done
 step 0 "loss under load"
 

@@ -8,15 +8,16 @@
 # symbols of Debian's kernel, its System.map is empty) between
 # HWT-INSN-KALLSYMS-BEGIN and -END, then the guest waits until gdb
 # (bench/insn-count.py) has set its breakpoints and hwt_bench's insn_go, and
-# makes the calls gdb steps through: once into a CYC chunk (with ring_buffer
-# and relay), once into a STOP chunk that does not fill.
+# makes the calls gdb steps through: into a CYC chunk (with ring_buffer and
+# relay) and into a STOP chunk that does not fill, with hwtrace's (and
+# relay's) clock the TSC and then the monotonic clock.
 
 calls=${HWT_INSN_CALLS:-20}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
 go=/sys/module/hwt_bench/parameters/insn_go
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 if insmod /hwt/hwtrace.ko && insmod /hwt/hwt_bench.ko insn="$calls" mem_kb="$mem_kb"; then
 	echo "ok 1 hwtrace.ko and hwt_bench.ko insn=$calls loaded"
 else
@@ -42,12 +43,14 @@ echo "ok 2 gdb attached"
 
 rc=0
 n=2
-for mode in cyc stop; do
+for run in "cyc tsc" "stop tsc" "cyc mono" "stop mono"; do
+	# shellcheck disable=SC2086 # "MODE CLOCK" splits on purpose
+	set -- $run
 	n=$((n + 1))
-	if /hwt/write_path -i $mode "$mem_kb"; then
-		echo "ok $n $calls calls per buffer into a $mode chunk"
+	if /hwt/write_path -i "$1" "$mem_kb" "$2"; then
+		echo "ok $n $calls calls per buffer into a $1 chunk, clock $2"
 	else
-		echo "not ok $n $calls calls per buffer into a $mode chunk"
+		echo "not ok $n $calls calls per buffer into a $1 chunk, clock $2"
 		rc=1
 	fi
 done

@@ -7,11 +7,16 @@
  *                as a CYC chunk with every family but user filtered)
  *   ring_buffer  ring_buffer_lock_reserve() + copy + unlock_commit() on a
  *                private overwriting buffer, as ftrace writes
- *   relay        relay_write() on an overwriting buffer-only channel
+ *   relay        relay_write() on an overwriting buffer-only channel,
+ *                stamped with the clock hwtrace uses (clock_tsc: the TSC,
+ *                else the monotonic clock), as a tracer built on it would
  *
- * Each gets the same memory per CPU.  The loops run on every online CPU in
+ * ring_buffer keeps its own clock (trace_clock_local(): sched_clock(), the
+ * TSC scaled to ns where the TSC is usable).  Each gets the same memory per
+ * CPU.  The loops run on every online CPU in
  * a kernel thread bound to it, `rounds` times in turn, and the result lines
- * ("hwt_bench: round R cpu C <name> <ps> ps/event <cycles> cycles/kevent")
+ * ("hwt_bench: round R cpu C <name> <ps> ps/event <cycles> cycles/kevent
+ * clock <tsc|mono>")
  * go to the kernel log; bench/report.sh collects them.  Loading the
  * module runs the benchmark; it stays loaded until removed.
  *
@@ -21,7 +26,8 @@
  * up and calls every write function N times, in a kthread on CPU 0, for
  * bench/insn-count.py to single-step through QEMU's gdbstub: the write
  * functions are noinline and named hwt_bench_write_<buffer>, so that gdb
- * can break on them, and hwt_bench_insn_begin() tells it the mode.
+ * can break on them, and hwt_bench_insn_begin() tells it the mode and the
+ * clock ("cyc-tsc", "stop-mono", ...).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,6 +53,10 @@ MODULE_PARM_DESC(mem_kb, "buffer memory per CPU, KiB (give hwtrace's chunk the s
 static unsigned int rounds = 5;
 module_param(rounds, uint, 0444);
 MODULE_PARM_DESC(rounds, "times each buffer is measured");
+
+static bool clock_tsc;
+module_param(clock_tsc, bool, 0644);
+MODULE_PARM_DESC(clock_tsc, "relay stamps with the TSC, as hwtrace with clock=tsc (else the monotonic clock)");
 
 static unsigned int insn;
 module_param(insn, uint, 0444);
@@ -92,10 +102,14 @@ static noinline __noclone void hwt_bench_write_ring_buffer(unsigned int i)
 	ring_buffer_unlock_commit(rb, ev);
 }
 
-/* relay does not timestamp; a tracer built on it reads a clock itself */
+/* relay does not timestamp; a tracer built on it reads hwtrace's clock */
 static noinline __noclone void hwt_bench_write_relay(unsigned int i)
 {
+#ifdef CONFIG_X86
+	u64 ts = clock_tsc ? rdtsc_ordered() : ktime_get_mono_fast_ns();
+#else
 	u64 ts = ktime_get_mono_fast_ns();
+#endif
 	struct payload p = {
 		.code = HWT_EV_USER_EVENT_0, .par1 = (u16)i, .par2 = i,
 		.tsc_hi = upper_32_bits(ts), .tsc_lo = lower_32_bits(ts),
@@ -127,10 +141,11 @@ static int measure(void *arg)
 				buffers[b].write(i);
 			t1 = ktime_get_ns();
 			c1 = get_cycles();
-			pr_info("round %u cpu %u %s %llu ps/event %llu cycles/kevent\n",
+			pr_info("round %u cpu %u %s %llu ps/event %llu cycles/kevent clock %s\n",
 				round, cpu, buffers[b].name,
 				div_u64((t1 - t0) * 1000, events),
-				div_u64((u64)(c1 - c0) * 1000, events));
+				div_u64((u64)(c1 - c0) * 1000, events),
+				clock_tsc ? "tsc" : "mono");
 			cond_resched();
 		}
 	}
@@ -206,7 +221,8 @@ static int insn_sample(void *arg)
 			buffers[b].write(i);
 		cond_resched();
 	}
-	hwt_bench_insn_begin(run->stop ? "stop" : "cyc");
+	hwt_bench_insn_begin(run->stop ? (clock_tsc ? "stop-tsc" : "stop-mono") :
+					 (clock_tsc ? "cyc-tsc" : "cyc-mono"));
 	for (s = 0; s < insn; s++) {
 		calib_sum += hwt_bench_calib(s);
 		for (b = 0; b < nr; b++) {
@@ -219,8 +235,8 @@ static int insn_sample(void *arg)
 			buffers[b].write(warm + s);
 		}
 	}
-	pr_info("insn: %u calls per buffer after %lu, hwtrace chunk %s\n",
-		insn, warm, run->stop ? "stop" : "cyc");
+	pr_info("insn: %u calls per buffer after %lu, hwtrace chunk %s, clock %s\n",
+		insn, warm, run->stop ? "stop" : "cyc", clock_tsc ? "tsc" : "mono");
 	complete(&run->done);
 	return 0;
 }
