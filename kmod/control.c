@@ -118,7 +118,7 @@ static void cpu_start(void *chunk)
  * nothing, rather than something after the stop.  A writer this IPI
  * interrupted may hold the ring already: the stop record moves the head
  * under its reservation, and no room is left, so it retries, finds the
- * CPU stopped in the slow path and writes nothing.
+ * CPU stopped in the slow path and counts its event lost.
  */
 static void cpu_stop(void *unused)
 {

@@ -94,10 +94,16 @@ void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 	struct hwt_ring *cur = hwt_cur_ring();
 	unsigned long lost;
 
-	/* the CPU stopped, or moved on, since this writer read its ring */
+	/*
+	 * The CPU stopped, or moved on, since this writer read its ring.
+	 * Stopped: the event, attempted while tracing, is lost (written + lost
+	 * = attempted), not written after the stop record.
+	 */
 	if (unlikely(cur != r)) {
-		if (!cur)
+		if (!cur) {
+			hwt_count_lost(r);
 			return;
+		}
 		r = cur;
 	}
 	if (local_read(&r->nest) >= HWT_MAX_NEST) {
