@@ -114,10 +114,10 @@ step 0 "loss under load"
 # 4. conversion of the last hackbench recordings, against trace-cmd report
 ev=$(/hwt/hwtrace stats /tmp/e2e.hwt | sed -n 's/^records: *\([0-9]*\).*/\1/p')
 ok=0
-for fmt in htf atf btf tband shark json; do
-	# shark writes a file per CPU into a directory (tmpfs), the others one file
+for fmt in htf atf btf tband shark json perfetto ctf; do
+	# shark and ctf write a directory (tmpfs), the others one file
 	out=/dev/null
-	[ $fmt != shark ] || { rm -rf /tmp/shark; out=/tmp/shark; }
+	case $fmt in shark | ctf) rm -rf /tmp/$fmt; out=/tmp/$fmt ;; esac
 	/hwt/rusage /hwt/hwtrace convert -O $fmt -o $out /tmp/e2e.hwt 2>/tmp/ru || ok=1
 	echo "hwt_bench: convert tool=hwtrace-$fmt events=$ev $(grep rusage: /tmp/ru | cut -d' ' -f2-)"
 done
