@@ -205,9 +205,10 @@ clean:
 	check-vm-smp2 check-vm-smp4 check-vm-numa check-vm-newer check-vm-persist check-vm-persist-newer \
 	lint bench bench-insn bench-host bench-payload demo clean dkms-install dkms-uninstall check-packages
 
-# make check-debug: the whole kselftest suite on a debug kernel (KASAN,
-# lockdep, UBSAN, kmemleak, fault injection), built once from Debian's
-# linux-source-6.1 and cached outside the repo (scripts/debug-kernel/).
+# make check-debug: the whole kselftest suite on a debug kernel (clang-16
+# with kCFI, KASAN, lockdep, UBSAN, kmemleak, fault injection), built once
+# from Debian's linux-source-6.1 and cached outside the repo
+# (scripts/debug-kernel/).
 check-debug:
 	bash scripts/debug-kernel/check.sh
 

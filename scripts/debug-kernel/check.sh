@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check-debug`: every kselftest of the normal VM run, on the debug
-# kernel (KASAN, lockdep, UBSAN, kmemleak, fault injection; see
-# debug.config), then rmmod and a kmemleak scan (vm-run.sh here).
+# kernel (clang-16 with kCFI, KASAN, lockdep, UBSAN, kmemleak, fault
+# injection; see debug.config), then rmmod and a kmemleak scan (vm-run.sh
+# here).
 #
 #   1. scripts/debug-kernel/build.sh: the kernel, cached outside the repo
 #   2. hwtrace.ko against that kernel's tree (scripts/module-for.sh, in

@@ -10,10 +10,10 @@
 #
 # A run fails when: there is no HWT-VM-DONE line; run.sh exited non-zero; the
 # guest deadline fired; a TAP result failed or none were printed; or the kernel
-# reported a bug, warning, lockdep splat, stall or hang.  A test that crashes
-# the guest on purpose (run.sh --reboot) prints "# HWT-VM: expected panic"
-# first: what the kernel reports from there to the next boot's HWT-VM-START
-# is its own doing.  A test that oopses on purpose prints "# HWT-VM: expected
+# reported a bug, warning, lockdep splat, stall, hang or kCFI failure.  A test
+# that crashes the guest on purpose (run.sh --reboot) prints "# HWT-VM:
+# expected panic" first: what the kernel reports from there to the next
+# boot's HWT-VM-START is its own doing.  A test that oopses on purpose prints "# HWT-VM: expected
 # oops" first: the first oops after it, from its first line ("kernel BUG
 # at", or the "...: 0000 [#1]" header: the console shows only what comes
 # after oops_begin()) to its "end trace" line, is accepted if it is
@@ -73,6 +73,10 @@ report_re='BUG:|WARNING:|Oops|general protection fault|Kernel panic|Call Trace:'
 report_re+='|KASAN|UBSAN|kmemleak: .*suspected memory leak|possible recursive locking'
 report_re+='|circular locking|INFO: task .* blocked|detected stall|self-detected stall'
 report_re+='|soft lockup|hard LOCKUP|watchdog: BUG|kernel BUG at'
+# kCFI: an indirect call to a function of another type (a probe whose
+# prototype drifted from its tracepoint's).  The oops that follows (a
+# warning with CONFIG_CFI_PERMISSIVE) counts too, but this line names it.
+report_re+='|CFI failure'
 ignore_re='module verification failed'
 hits=$(awk -v re="$report_re" -v ign="$ignore_re" '
 	{ sub(/\r+$/, "") }

@@ -90,6 +90,7 @@ analyser_tests=(
 	"lockdep.log            kernel          vm: 2 passed, 0 failed, 1 skipped"
 	"stall.log              kernel          vm: 2 passed, 0 failed, 1 skipped"
 	"hung-task.log          kernel          vm: 2 passed, 0 failed, 1 skipped"
+	"cfi-failure.log        kernel          vm: 3 passed, 0 failed, 2 skipped"
 	"no-done.log            done,tap        vm: 1 passed, 2 failed, 0 skipped"
 	"panic.log              done,tap,kernel vm: 1 passed, 2 failed, 0 skipped"
 	"timeout.log            rc,timeout,tap  vm: 1 passed, 2 failed, 0 skipped"

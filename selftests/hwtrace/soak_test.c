@@ -527,7 +527,14 @@ static void *toggle_filters(void *arg)
 	return NULL;
 }
 
-/* Load: hackbench and stress-ng if the system has them, and a forker. */
+/*
+ * Load: hackbench and stress-ng if the system has them, and a forker.
+ * stress-ng's timer stressor arms POSIX timers, which are hrtimers; not its
+ * hrtimers stressor, whose 32 SCHED_RR processes keep a TCG guest's CPU
+ * RT-throttled: the CFS tasks an RCU-tasks grace period waits for then
+ * starve, and the kprobe optimizer behind a kretprobe toggle sat blocked
+ * for over 120 s on the debug kernel (a hung-task panic).
+ */
 struct load {
 	pthread_t hackbench, forker;
 	pid_t stress;
@@ -611,7 +618,7 @@ static void start_load(struct soak *s, struct load *l, uint64_t secs)
 	char timeout[32];
 	const char *const argv[] = {
 		"stress-ng", "--timer", "1", "--timer-freq", "2000", "--switch", "1",
-		"--sigq", "1", "--hrtimers", "1", "--timeout", timeout, "--quiet", NULL,
+		"--sigq", "1", "--timeout", timeout, "--quiet", NULL,
 	};
 
 	l->s = s;

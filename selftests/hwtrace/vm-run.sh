@@ -6,8 +6,9 @@
 # TAP reach the console.  A test binary that dies or hangs outside its
 # harness's own reporting counts as one more failure.
 
-tests="ioctl_test record_test probes_test concurrency_test nmi_test ftrace_compare_test cli_test.sh bpf_test.sh
-       module_test compat_test fault_test fuzz_ioctl_test soak_test soak_cli.sh"
+tests="ioctl_test record_test probes_test concurrency_test nmi_test ftrace_compare_test
+       cfi_test.sh cli_test.sh bpf_test.sh module_test compat_test fault_test fuzz_ioctl_test
+       soak_test soak_cli.sh"
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case $arg in
