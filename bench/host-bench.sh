@@ -18,7 +18,10 @@
 # per-run cost of each BPF program, the machine).
 #
 # usage: bench/host-bench.sh OUTDIR
-# env:   HWT_BENCH_RUNS (9), HWT_BENCH_HACKBENCH ("-g 4 -l 200"),
+# env:   HWT_BENCH_RUNS (9), HWT_BENCH_HACKBENCH ("-p -T -g 1 -l 5000":
+#        pipes and threads, about 130k traced events a second here; the
+#        old default -g 4 -l 200 made 20k a second, too few for any tracer's
+#        cost to rise above the run-to-run spread),
 #        HWT_BENCH_BUF_KB (1024: ring per CPU, perf's mmap per CPU),
 #        HWT_BENCH_LOSS_KB (64), HWT_BENCH_LOSS_ROUNDS (3),
 #        HWT_BENCH_NOTE (a line for host.md: what else ran on the machine)
@@ -27,7 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.." || exit 1
 outdir=$1
 runs=${HWT_BENCH_RUNS:-9}
-hb_args=${HWT_BENCH_HACKBENCH:--g 4 -l 200}
+hb_args=${HWT_BENCH_HACKBENCH:--p -T -g 1 -l 5000}
 buf_kb=${HWT_BENCH_BUF_KB:-1024}
 note=${HWT_BENCH_NOTE:-}
 loss_kb=${HWT_BENCH_LOSS_KB:-64}
