@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -286,6 +287,43 @@ TEST_F(src, priority_changes)
 	EXPECT_EQ(1, count(self, HWT_EV_SET_PRIORITY, 89, child));
 	/* the refused call logged nothing */
 	EXPECT_EQ(2, count(self, HWT_EV_SET_PRIORITY, -1, child));
+}
+
+/* Load a helper module with PARAMS; 0 or -errno. */
+static int load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Priority changes the kretprobes miss are counted (hwt_version.prio_missed),
+ * not lost without a trace: hwt_prio_miss.ko renices from inside a kprobe
+ * handler, where kprobes refuse hwtrace's kretprobe every time.
+ */
+TEST_F(src, priority_misses_counted)
+{
+	const char *ko = getenv("HWT_PRIO_MISS_KO");
+	struct hwt_version before, after;
+	struct probe_state st;
+
+	if (probe_flags(self->fd, "set_user_nice", &st) || !(st.flags & HWT_PROBE_AVAILABLE))
+		SKIP(return, "set_user_nice cannot be probed on this kernel");
+	ASSERT_EQ(0, hwt_only(self->fd, 1u << HWT_FAM_PRIORITY));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&before));
+	ASSERT_EQ(0, load_module(ko ? ko : "/hwt/hwt_prio_miss.ko", "calls=10"));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_GET_VERSION, (unsigned long)&after));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, syscall(SYS_delete_module, "hwt_prio_miss", O_NONBLOCK));
+	EXPECT_LE(before.prio_missed + 10, after.prio_missed)
+		TH_LOG("prio_missed %llu -> %llu", (unsigned long long)before.prio_missed,
+		       (unsigned long long)after.prio_missed);
 }
 
 TEST_F(src, irq_timer_cpu)
