@@ -117,8 +117,9 @@ static void cpu_start(void *chunk)
  * points at it only after the start records: an NMI meanwhile records
  * nothing, rather than something after the stop.  A writer this IPI
  * interrupted may hold the ring already: the stop record moves the head
- * under its reservation, and no room is left, so it retries, finds the
- * CPU stopped in the slow path and counts its event lost.
+ * under its reservation and the ring is closed (no room, events refused
+ * until the next start record), so it retries, fails in the slow path and
+ * counts its event lost.
  */
 static void cpu_stop(void *unused)
 {
@@ -128,7 +129,7 @@ static void cpu_stop(void *unused)
 		return;
 	hwt_report_lost(r);
 	edge_record(r, HWT_EV_TRACE_STOP, 0, 0);
-	hwt_ring_stop_fast_path(r);
+	hwt_ring_close(r);
 }
 
 /*

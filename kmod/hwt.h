@@ -100,7 +100,9 @@ u64 hwt_ring_fill(const struct hwt_ring *r);
 u64 hwt_ring_overwritten(const struct hwt_ring *r);
 void hwt_ring_set_clock(struct hwt_ring *r);
 int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2);
+int hwt_ring_report_lost(struct hwt_ring *r, u32 limit);
 void hwt_ring_stop_fast_path(struct hwt_ring *r);
+void hwt_ring_close(struct hwt_ring *r);
 
 /*
  * control.c: tracing on/off per CPU, which ring each CPU writes to, filters,

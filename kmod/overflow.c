@@ -18,12 +18,7 @@
  */
 void hwt_report_lost(struct hwt_ring *r)
 {
-	unsigned long lost = local_read(&r->lost);
-
-	if (lost != r->lost_reported &&
-	    !hwt_ring_write(r, r->nr_slots, HWT_EV_LOST, HWT_LOST_PAR1(lost),
-			    (u32)lost))
-		r->lost_reported = lost;
+	hwt_ring_report_lost(r, r->nr_slots);
 }
 
 /* Count an event lost; the next writer takes the slow path to report it. */
@@ -92,12 +87,12 @@ static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
 void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
 	struct hwt_ring *cur = hwt_cur_ring();
-	unsigned long lost;
 
 	/*
 	 * The CPU stopped, or moved on, since this writer read its ring.
 	 * Stopped: the event, attempted while tracing, is lost (written + lost
-	 * = attempted), not written after the stop record.
+	 * = attempted), not written after the stop record (a stop from here
+	 * on closes the ring under us: the writes below are refused).
 	 */
 	if (unlikely(cur != r)) {
 		if (!cur) {
@@ -110,13 +105,9 @@ void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 		hwt_count_lost(r);
 		return;
 	}
-	lost = local_read(&r->lost);
-	if (lost != r->lost_reported) {
-		if (hwt_ring_write(r, r->normal_slots - 1, HWT_EV_LOST,
-				   HWT_LOST_PAR1(lost), (u32)lost))
-			goto full;
-		r->lost_reported = lost;	/* what was written, not a later count */
-	}
+	/* room for the report and the event, or the event is lost too */
+	if (hwt_ring_report_lost(r, r->normal_slots - 1))
+		goto full;
 	if (!hwt_ring_write(r, r->normal_slots, code, par1, par2))
 		return;
 full:

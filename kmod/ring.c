@@ -64,15 +64,15 @@ static unsigned long ring_room(const struct hwt_ring *r, unsigned long fill)
 }
 
 /*
- * Write one record with every check, and give the fast path its room.
- * limit is the fill a STOP/JTN ring may reach before this record is
- * refused: normal_slots for events, nr_slots for control records (the
- * emergency area).  A CYC ring overwrites instead.  Returns 0 or -ENOSPC;
- * the caller counts the loss.  Preemption must be disabled.
+ * Reserve, stamp, store and commit one record with every check.  A lost
+ * report (lost) carries the total read inside the reservation: a writer
+ * nested between the read and the cmpxchg moves the head word, so no
+ * report ever carries a total below an earlier one's.
  */
-int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
+static int ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
+		      u32 par2, bool lost)
 {
-	unsigned long head, next, pos, used = 0;
+	unsigned long head, next, pos, total = 0, used = 0;
 	int ret = 0;
 	u64 ts;
 
@@ -80,6 +80,11 @@ int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
 	do {
 		head = local_read(&r->head);
 		pos = HWT_HEAD_POS(head);
+		/* a stopped CPU's ring takes control records only (its start) */
+		if (head & HWT_HEAD_CLOSED && limit < r->nr_slots) {
+			ret = -ENOSPC;
+			goto commit;
+		}
 		if (!r->cyc) {
 			used = hwt_ring_used(r, pos);
 			if (used >= limit) {
@@ -87,10 +92,19 @@ int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
 				goto commit;
 			}
 		}
+		if (lost) {
+			total = local_read(&r->lost);
+			if (total == READ_ONCE(r->lost_reported))
+				goto commit;	/* a nested writer reported it */
+			par1 = HWT_LOST_PAR1(total);
+			par2 = (u32)total;
+		}
 		pos = pos + 1 == 2UL * r->nr_slots ? 0 : pos + 1;
 		next = HWT_HEAD(pos, ring_room(r, used + 1));
 		ts = hwt_now();
 	} while (local_cmpxchg(&r->head, head, next) != head);
+	if (lost)
+		WRITE_ONCE(r->lost_reported, total);
 	hwt_ring_store(r, HWT_HEAD_POS(head), code, par1, par2, ts);
 	local_inc(&r->written);
 	/* the consumer sleeps in poll() until a ring reaches its watermark */
@@ -101,6 +115,27 @@ commit:
 	return ret;
 }
 
+/*
+ * Write one record with every check, and give the fast path its room.
+ * limit is the fill a STOP/JTN ring may reach before this record is
+ * refused: normal_slots for events, nr_slots for control records (the
+ * emergency area).  A CYC ring overwrites instead.  Events are refused on a
+ * closed ring.  Returns 0 or -ENOSPC; the caller counts the loss.
+ * Preemption must be disabled.
+ */
+int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
+{
+	return ring_write(r, limit, code, par1, par2, false);
+}
+
+/* The lost total in-band, if a loss is unreported; as hwt_ring_write(). */
+int hwt_ring_report_lost(struct hwt_ring *r, u32 limit)
+{
+	if (local_read(&r->lost) == READ_ONCE(r->lost_reported))
+		return 0;
+	return ring_write(r, limit, HWT_EV_LOST, 0, 0, true);
+}
+
 /* Send the next writer to the slow path: a loss waits to be reported. */
 void hwt_ring_stop_fast_path(struct hwt_ring *r)
 {
@@ -109,6 +144,20 @@ void hwt_ring_stop_fast_path(struct hwt_ring *r)
 	do {
 		head = local_read(&r->head);
 	} while (local_cmpxchg(&r->head, head, head & ~HWT_ROOM_MASK) != head);
+}
+
+/*
+ * The CPU stopped on this ring: no room, and events are refused, also in the
+ * slow path, until a control record (the next start) reopens it.
+ */
+void hwt_ring_close(struct hwt_ring *r)
+{
+	unsigned long head;
+
+	do {
+		head = local_read(&r->head);
+	} while (local_cmpxchg(&r->head, head,
+			       (head & ~HWT_ROOM_MASK) | HWT_HEAD_CLOSED) != head);
 }
 
 /*

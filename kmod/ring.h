@@ -18,10 +18,12 @@
  * anything else.  For a STOP/JTN ring it counts up to the event that
  * reaches the watermark or fills the normal area, as of the consumer
  * position the slow path last read; for a CYC ring it is as large as the
- * field.  What must stop the fast path (a loss to report) sets room to 0 in
- * the same word, so a writer that reserved on the old word fails its
- * cmpxchg and looks again.  The fast path thus reads neither the consumer's
- * cache line nor the loss counters.
+ * field.  What must stop the fast path (a loss to report, the CPU
+ * stopping) sets room to 0 in the same word, so a writer that reserved on
+ * the old word fails its cmpxchg and looks again; a stopped CPU's ring is
+ * also marked closed there, and refuses events until its next start
+ * record.  The fast path thus reads neither the consumer's cache line nor
+ * the loss counters.
  *
  * Reserve is one local cmpxchg on head (position + 1, room - 1), retried if
  * a nested writer (an IRQ or NMI on this CPU) moved it meanwhile.  The
@@ -47,7 +49,9 @@
 #include "compat.h"
 
 #define HWT_ROOM_BITS		(BITS_PER_LONG / 2)
-#define HWT_ROOM_MASK		((1UL << HWT_ROOM_BITS) - 1)
+/* the room's top bit: the CPU stopped on this ring, events are refused */
+#define HWT_HEAD_CLOSED		(1UL << (HWT_ROOM_BITS - 1))
+#define HWT_ROOM_MASK		(HWT_HEAD_CLOSED - 1)
 #define HWT_HEAD(pos, room)	((unsigned long)(pos) << HWT_ROOM_BITS | (room))
 #define HWT_HEAD_POS(head)	((head) >> HWT_ROOM_BITS)
 /* the most slots a ring may have: its 2 * N positions fit above the room */
