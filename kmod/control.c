@@ -12,6 +12,7 @@
 #include <linux/smp.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
+#include <linux/stop_machine.h>
 #include "hwt.h"
 #include "hwtrace_log.h"
 #include "record.h"
@@ -43,11 +44,10 @@ bool hwt_chunk_busy(const struct hwt_chunk *c, int cpu)
 	       READ_ONCE(per_cpu(hwt_pending, cpu)) == c;
 }
 
-/* Point this CPU at its ring in chunk c, or at none. */
+/* Point this CPU at its ring in chunk c. */
 static void set_cur(struct hwt_chunk *c)
 {
-	rcu_assign_pointer(*this_cpu_ptr(&hwt_cur),
-			   c ? &c->rings[smp_processor_id()] : NULL);
+	rcu_assign_pointer(*this_cpu_ptr(&hwt_cur), &c->rings[smp_processor_id()]);
 }
 
 static void move_cpu(void *to)
@@ -74,17 +74,16 @@ void hwt_move_cpus(struct hwt_chunk *to)
 		if (cpu_online(cpu))
 			continue;
 		/* not started yet: it starts in the new chunk */
-		if (per_cpu(hwt_pending, cpu) || !to)
+		if (per_cpu(hwt_pending, cpu))
 			per_cpu(hwt_pending, cpu) = to;
-		if (!per_cpu(hwt_pending, cpu))
-			rcu_assign_pointer(per_cpu(hwt_cur, cpu),
-					   to ? &to->rings[cpu] : NULL);
+		else
+			rcu_assign_pointer(per_cpu(hwt_cur, cpu), &to->rings[cpu]);
 	}
 }
 
 /*
- * Start and stop run on each CPU in an IPI, with interrupts off, so that a
- * CPU's trace begins and ends at one instant: no probe event can slip in
+ * Start runs on each CPU in an IPI, stop in stop_machine(), interrupts off:
+ * a CPU's trace begins and ends at one instant, no probe event can slip in
  * between the chunk pointer and the start or stop records.  These go
  * straight into the ring (the emergency area is theirs too).
  */
@@ -115,13 +114,11 @@ static void cpu_start(void *chunk)
 /*
  * The CPU stops pointing at its ring before the stop record goes in, as it
  * points at it only after the start records: an NMI meanwhile records
- * nothing, rather than something after the stop.  A writer this IPI
- * interrupted may hold the ring already: the stop record moves the head
- * under its reservation and the ring is closed (no room, events refused
- * until the next start record), so it retries, fails in the slow path and
- * counts its event lost.
+ * nothing, rather than something after the stop.  The ring is closed (no
+ * room, events refused until the next start record): nothing ever follows
+ * a stop record.
  */
-static void cpu_stop(void *unused)
+static void cpu_stop(void)
 {
 	struct hwt_ring *r = unrcu_pointer(xchg(this_cpu_ptr(&hwt_cur), NULL));
 
@@ -130,6 +127,29 @@ static void cpu_stop(void *unused)
 	hwt_report_lost(r);
 	edge_record(r, HWT_EV_TRACE_STOP, 0, 0);
 	hwt_ring_close(r);
+}
+
+/*
+ * Every CPU stops at once, in stop_machine(): there, unlike in an IPI, no
+ * writer of the CPU's own is half-way through a record (writers run with
+ * preemption or interrupts off), so each event attempted while tracing is
+ * written before the stop record, not lost to it.  Hotplug waits for us:
+ * the first CPU also takes the offline ones off their rings.
+ */
+static int stop_cpus(void *unused)
+{
+	int cpu;
+
+	cpu_stop();
+	if (smp_processor_id() != cpumask_first(cpu_online_mask))
+		return 0;
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		per_cpu(hwt_pending, cpu) = NULL;
+		RCU_INIT_POINTER(per_cpu(hwt_cur, cpu), NULL);
+	}
+	return 0;
 }
 
 /*
@@ -173,10 +193,7 @@ void hwt_disable(void)
 	if (!hwt_enabled)
 		return;
 	WRITE_ONCE(hwt_enabled, false);
-	cpus_read_lock();
-	on_each_cpu(cpu_stop, NULL, 1);
-	hwt_move_cpus(NULL);
-	cpus_read_unlock();
+	stop_machine(stop_cpus, NULL, cpu_online_mask);
 	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();

@@ -80,19 +80,19 @@ static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
 
 /*
  * The fast path's room is used up: writers nested too deep, a loss to
- * report, the watermark, a ring that may be full, or the CPU stopped.  A loss report and
- * the event after it go in together or neither does (the event is then
- * lost too), so no gap is ever without a report before it.
+ * report, the watermark, a ring that may be full, or the CPU moved on.  A
+ * loss report and the event after it go in together or neither does (the
+ * event is then lost too), so no gap is ever without a report before it.
  */
 void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
 	struct hwt_ring *cur = hwt_cur_ring();
 
 	/*
-	 * The CPU stopped, or moved on, since this writer read its ring.
-	 * Stopped: the event, attempted while tracing, is lost (written + lost
-	 * = attempted), not written after the stop record (a stop from here
-	 * on closes the ring under us: the writes below are refused).
+	 * The CPU moved on (a select) since this writer read its ring.  A
+	 * stop never interrupts a writer (stop_machine()); were the CPU off
+	 * its ring, the event would be counted lost, never written after
+	 * the stop record (a closed ring refuses it too).
 	 */
 	if (unlikely(cur != r)) {
 		if (!cur) {

@@ -273,6 +273,8 @@ while read -r kind got; do
 done <$t/k.bpf
 [ "$(wc -l <$t/pids)" -gt 0 ] && [ $bad -eq 0 ]
 ok $? "per-kind counts agree with the module ($bad kinds differ)"
+echo "# module: $(head -n 1 $t/mod2.txt)"
+echo "# bpf: $(head -n 1 $t/bpf2.txt)"
 head -n 1 $t/mod2.txt | grep -q ', 0 lost' && head -n 1 $t/bpf2.txt | grep -q ', 0 lost'
 ok $? "neither backend lost an event"
 

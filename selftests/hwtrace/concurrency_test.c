@@ -416,6 +416,86 @@ TEST_F_TIMEOUT(conc, select_during_jumps, 300)
 	close(fd);
 }
 
+#define TOGGLES		400
+
+struct injector {
+	pthread_t thread;
+	int fd, cpu;
+	volatile bool *stop;
+	long err;
+};
+
+static void *inject_flat_out(void *arg)
+{
+	struct injector *in = arg;
+
+	in->err = hwt_pin(in->cpu);
+	for (uint32_t i = 0; !in->err && !*in->stop; i++)
+		in->err = hwt_log(in->fd, HWT_EV_USER_EVENT_4, 0, i);
+	return NULL;
+}
+
+/*
+ * Stopping a trace loses nothing: a CPU stops where no writer of its own
+ * is half-way through a record, so an event is before its stop record or
+ * not attempted at all.  Every CPU injects flat out into a cyclic chunk
+ * (nothing can be lost to a full ring) while tracing goes on and off; a
+ * stop that interrupted a writer counted its event lost.
+ */
+TEST_F_TIMEOUT(conc, stop_during_writes_loses_nothing, 300)
+{
+	struct injector in[MAX_CPUS];
+	struct hwt_event *buf;
+	volatile bool stop = false;
+	int fd, id, ncpu;
+
+	fd = hwt_open();
+	ASSERT_LE(0, fd);
+	hwt_reset(fd);
+	ncpu = hwt_nr_cpus(fd);
+	ASSERT_GE(MAX_CPUS, ncpu);
+	buf = calloc(2048, sizeof(*buf));
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, hwt_only(fd, 1u << HWT_FAM_USER));
+	id = hwt_create(fd, 1024 * REC, 8 * REC, HWT_CHUNK_CYC);
+	ASSERT_LE(0, id);
+	ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_CHUNK_SELECT, id));
+	for (int c = 0; c < ncpu; c++) {
+		in[c] = (struct injector){ .fd = fd, .cpu = c, .stop = &stop };
+		if (hwt_cpu_online(c))
+			ASSERT_EQ(0, pthread_create(&in[c].thread, NULL,
+						    inject_flat_out, &in[c]));
+	}
+	for (int i = 0; i < TOGGLES; i++) {
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, hwt_ioc(fd, HWT_IOC_DISABLE, 0));
+	}
+	stop = true;
+	for (int c = 0; c < ncpu; c++) {
+		struct hwt_chunk_stat st;
+		struct hwt_map m = { 0 };
+		size_t got;
+
+		if (!hwt_cpu_online(c))
+			continue;
+		pthread_join(in[c].thread, NULL);
+		ASSERT_EQ(0, in[c].err);
+		ASSERT_EQ(0, hwt_stat(fd, id, c, &st));
+		EXPECT_EQ(0, st.lost)
+			TH_LOG("cpu %d: %llu events lost in %d stops", c,
+			       (unsigned long long)st.lost, TOGGLES);
+		EXPECT_LT(TOGGLES * 3, st.written);
+		ASSERT_EQ(0, hwt_map(fd, id, c, &m));
+		got = hwt_read_cyc(&m, buf);
+		ASSERT_LT(0, got);
+		EXPECT_EQ(HWT_EV_TRACE_STOP, buf[got - 1].code);
+		hwt_unmap(&m);
+	}
+	hwt_reset(fd);
+	free(buf);
+	close(fd);
+}
+
 TEST_F_TIMEOUT(conc, cpu_hotplug_mid_trace, 120)
 {
 	struct hwt_event *buf;

@@ -151,6 +151,7 @@ static inline int hwt_stat(int fd, uint32_t chunk, uint32_t cpu,
 /* Tear down every chunk so each test starts from an empty table. */
 static inline void hwt_reset(int fd)
 {
+	struct hwt_name names[64];
 	uint32_t flags;
 
 	ioctl(fd, HWT_IOC_DISABLE, 0);
@@ -166,6 +167,9 @@ static inline void hwt_reset(int fd)
 	}
 	for (int id = 0; id < HWT_MAX_CHUNKS; id++)
 		ioctl(fd, HWT_IOC_CHUNK_DELETE, id);
+	/* names earlier enables queued would make poll() ready */
+	while (read(fd, names, sizeof(names)) > 0)
+		;
 }
 
 struct hwt_map {
