@@ -36,6 +36,26 @@ void hwt_count_lost(struct hwt_ring *r)
 }
 
 /*
+ * The pending loss report, then the record, into r: both or neither (the
+ * record is then lost too), so that no gap is ever without a report before
+ * it.  A loss a nested writer counts between the two takes the record's
+ * slot, and we go round again.  limit as for hwt_ring_write().  Returns 0
+ * or -ENOSPC.
+ */
+static int write_reported(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
+			  u32 par2)
+{
+	int ret;
+
+	do {
+		ret = hwt_ring_report_lost(r, limit - 1);
+		if (!ret)
+			ret = hwt_ring_write(r, limit, code, par1, par2);
+	} while (ret == -EAGAIN);
+	return ret;
+}
+
+/*
  * A record did not fit in ring r, this CPU's.  A JTN chunk with a link
  * moves this CPU on to its ring in the linked chunk, marks the jump with a
  * next_chunk record in the emergency area, and writes the record there
@@ -71,7 +91,7 @@ static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
 		if (!cur)
 			break;	/* stopped meanwhile: the record is lost */
 		r = cur;
-		if (!hwt_ring_write(r, ctl ? r->nr_slots : r->normal_slots,
+		if (!write_reported(r, ctl ? r->nr_slots : r->normal_slots,
 				    code, par1, par2))
 			return;
 	}
@@ -80,9 +100,7 @@ static void ring_overflow(struct hwt_ring *r, u16 code, u16 par1, u32 par2,
 
 /*
  * The fast path's room is used up: writers nested too deep, a loss to
- * report, the watermark, a ring that may be full, or the CPU moved on.  A
- * loss report and the event after it go in together or neither does (the
- * event is then lost too), so no gap is ever without a report before it.
+ * report, the watermark, a ring that may be full, or the CPU moved on.
  */
 void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 {
@@ -105,12 +123,8 @@ void hwt_record_slow(struct hwt_ring *r, u16 code, u16 par1, u32 par2)
 		hwt_count_lost(r);
 		return;
 	}
-	/* room for the report and the event, or the event is lost too */
-	if (hwt_ring_report_lost(r, r->normal_slots - 1))
-		goto full;
-	if (!hwt_ring_write(r, r->normal_slots, code, par1, par2))
+	if (!write_reported(r, r->normal_slots, code, par1, par2))
 		return;
-full:
 	ring_overflow(r, code, par1, par2, false);
 }
 

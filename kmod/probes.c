@@ -172,18 +172,26 @@ static struct kretprobe krp_set_user_nice = PRIO_KRETPROBE(set_user_nice, prio_s
 static struct kretprobe krp_setscheduler =
 	PRIO_KRETPROBE(__sched_setscheduler, prio_setscheduler);
 
+/* what registrations before the current ones missed; under hwt_lock */
+static u64 prio_missed_before;
+
+static u64 krp_missed(const struct kretprobe *krp)
+{
+	return (u64)READ_ONCE(krp->nmissed) + READ_ONCE(krp->kp.nmissed);
+}
+
 /*
  * The set_priority events the kretprobes did not record.  A kretprobe
  * misses a call when all its instances are in use (maxactive) or when it
  * would recurse; the priority family then lost that event, on a CPU nobody
- * knows.  Counts both kretprobes' misses since the module was loaded.
+ * knows.  Counts both kretprobes' misses since the module was loaded: a
+ * registration starts from zero, so what each one missed is kept when it
+ * ends, and the count never goes back.
  */
 u64 hwt_prio_missed(void)
 {
-	return (u64)READ_ONCE(krp_set_user_nice.nmissed) +
-	       READ_ONCE(krp_set_user_nice.kp.nmissed) +
-	       (u64)READ_ONCE(krp_setscheduler.nmissed) +
-	       READ_ONCE(krp_setscheduler.kp.nmissed);
+	return READ_ONCE(prio_missed_before) + krp_missed(&krp_set_user_nice) +
+	       krp_missed(&krp_setscheduler);
 }
 
 /* interrupt */
@@ -441,6 +449,8 @@ static int attach(struct hwt_probe *p)
 	/* a kretprobe is registered afresh each time: by name, not address */
 	p->krp->kp.addr = NULL;
 	p->krp->kp.flags = 0;
+	p->krp->nmissed = 0;
+	p->krp->kp.nmissed = 0;
 	return register_kretprobe(p->krp);
 }
 
@@ -450,6 +460,9 @@ static int detach(struct hwt_probe *p)
 	if (!p->krp)
 		return tracepoint_probe_unregister(p->tp, p->func, NULL);
 	unregister_kretprobe(p->krp);
+	WRITE_ONCE(prio_missed_before, prio_missed_before + krp_missed(p->krp));
+	p->krp->nmissed = 0;
+	p->krp->kp.nmissed = 0;
 	return 0;
 }
 

@@ -103,6 +103,21 @@ static int ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
 		next = HWT_HEAD(pos, ring_room(r, used + 1));
 		ts = hwt_now();
 	} while (local_cmpxchg(&r->head, head, next) != head);
+	/*
+	 * An event's slot, but a loss is unreported: one the caller has not
+	 * reported yet, or one a writer nested after the caller's report
+	 * counted (with no room the head word did not change for it).  The
+	 * slot reports it instead; the caller writes the event again.
+	 */
+	if (!lost && limit < r->nr_slots &&
+	    local_read(&r->lost) != READ_ONCE(r->lost_reported)) {
+		lost = true;
+		total = local_read(&r->lost);
+		code = HWT_EV_LOST;
+		par1 = HWT_LOST_PAR1(total);
+		par2 = (u32)total;
+		ret = -EAGAIN;
+	}
 	if (lost)
 		WRITE_ONCE(r->lost_reported, total);
 	hwt_ring_store(r, HWT_HEAD_POS(head), code, par1, par2, ts);
@@ -120,8 +135,10 @@ commit:
  * limit is the fill a STOP/JTN ring may reach before this record is
  * refused: normal_slots for events, nr_slots for control records (the
  * emergency area).  A CYC ring overwrites instead.  Events are refused on a
- * closed ring.  Returns 0 or -ENOSPC; the caller counts the loss.
- * Preemption must be disabled.
+ * closed ring (-ENOSPC: the caller counts the loss).  While a loss is
+ * unreported the record becomes its report (-EAGAIN: the caller writes the
+ * event again), so that no event follows a loss unreported.  Preemption
+ * must be disabled.
  */
 int hwt_ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1, u32 par2)
 {

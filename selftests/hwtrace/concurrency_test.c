@@ -416,7 +416,7 @@ TEST_F_TIMEOUT(conc, select_during_jumps, 300)
 	close(fd);
 }
 
-#define TOGGLES		400
+#define TOGGLES		100
 
 struct injector {
 	pthread_t thread;
@@ -442,7 +442,7 @@ static void *inject_flat_out(void *arg)
  * (nothing can be lost to a full ring) while tracing goes on and off; a
  * stop that interrupted a writer counted its event lost.
  */
-TEST_F_TIMEOUT(conc, stop_during_writes_loses_nothing, 300)
+TEST_F_TIMEOUT(conc, stop_during_writes_loses_nothing, 600)
 {
 	struct injector in[MAX_CPUS];
 	struct hwt_event *buf;
