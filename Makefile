@@ -199,6 +199,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/$(SELFTESTS)/kmod clean
 	-$(MAKE) -C libhwt clean
 	-$(MAKE) -C tools/hwtrace clean
+	-$(MAKE) -C tests/kmod clean
 	rm -rf $(BUILD)
 
 .PHONY: all module module-sparse lib tools selftests vm-payload check check-vm fuzz install \

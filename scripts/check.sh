@@ -128,6 +128,9 @@ tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check
 check_suite unit-asan-ubsan make -C libhwt check SAN=1
 check_suite tools make -C tools/hwtrace check
+# kmod's write path (ring.c, overflow.c, ring.h, record.h) on simulated CPUs
+check_suite kmod-model make -C tests/kmod check
+check_suite kmod-model-asan-ubsan make -C tests/kmod check SAN=1
 step fuzz-smoke make -C libhwt fuzz-smoke
 tap_suite vm-smp2 make check-vm-smp2 KDIR="$kdir"
 tap_suite vm-smp4 make check-vm-smp4 KDIR="$kdir"
