@@ -96,6 +96,8 @@ bench-payload: module tools
 		-o $(BUILD)/bench/write_path bench/write_path.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -static \
 		-o $(BUILD)/bench/rusage bench/rusage.c
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 -static \
+		-o $(BUILD)/bench/pingpong bench/pingpong.c
 	cp kmod/hwtrace.ko bench/kmod/hwt_bench.ko tools/hwtrace/build/hwtrace \
 		$(BUILD)/bench/
 	cp bench/vm-bench.sh $(BUILD)/bench/run.sh
@@ -106,15 +108,21 @@ bench-payload: module tools
 # tsc=reliable: the guest's clocksource is the TSC, not an emulated HPET
 # read in which every tracer's buffer cost would vanish.  TCG offers no
 # invariant TSC (constant_tsc/nonstop_tsc), so hwtrace's own clock there is
-# the monotonic one, as ftrace's is.
+# the monotonic one, as ftrace's is.  The end-to-end run (HWT_BENCH=e2e)
+# boots one vCPU with -icount 0: the guest's clocks count its instructions,
+# 1 ns each, so the host's load is not in its times (QEMU 7.2 hangs bringing
+# up a second vCPU under icount).
 bench: bench-payload
 	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 --quiet \
 		--append tsc=reliable \
 		--log $(BUILD)/bench.log -i $(BUILD)/bench.cpio.gz
+	bash scripts/vm/run.sh --smp 1 --mem 1024 --timeout 1500 --quiet \
+		--icount 0 --append "tsc=reliable HWT_BENCH=e2e" \
+		--log $(BUILD)/bench-e2e.log -i $(BUILD)/bench.cpio.gz
 	bash scripts/deps.sh insn
 	bash bench/insn-count.sh bench/results
 	bash bench/host-convert.sh bench/results
-	bash bench/report.sh $(BUILD)/bench.log bench/results
+	bash bench/report.sh $(BUILD)/bench.log $(BUILD)/bench-e2e.log bench/results
 
 # make bench-insn: instructions and cache lines per event of each buffer's
 # write path (hwtrace into a CYC and a STOP chunk, with the TSC and the

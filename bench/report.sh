@@ -1,21 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Turn the "hwt_bench:" lines of a benchmark log into bench/results/:
-# a CSV per step and results.md with medians, spreads and ratios.
+# Turn the "hwt_bench:" lines of make bench's two logs (the end-to-end run,
+# and the rest) into bench/results/: a CSV per step and results.md with
+# medians, spreads and ratios.
 #
-# usage: bench/report.sh LOG OUTDIR
+# usage: bench/report.sh LOG E2E_LOG OUTDIR
 set -euo pipefail
 
 log=$1
-outdir=$2
+e2e_log=$2
+outdir=$3
 mkdir -p "$outdir"
 kernel=$(sed -n 's/.*HWT-VM-START kernel=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
 cpus=$(sed -n 's/.*HWT-VM-START kernel=[^ ]* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
 
-# key=value lines of one step, as CSV with a header from the first line
+# key=value lines of one step (of LOG), as CSV with a header from the first line
 csv() {
-	grep -o "hwt_bench: $1 .*" "$log" | sed "s/^hwt_bench: $1 //" | awk '
+	grep -o "hwt_bench: $1 .*" "${2:-$log}" | sed "s/^hwt_bench: $1 //" | awk '
 		NR == 1 { for (i = 1; i <= NF; i++) { split($i, kv, "="); h = h (i > 1 ? "," : "") kv[1] }
 			  print h }
 		{ l = ""; for (i = 1; i <= NF; i++) { split($i, kv, "="); l = l (i > 1 ? "," : "") kv[2] }
@@ -28,7 +30,7 @@ csv() {
 	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent clock \([a-z]*\).*/\1 \2 \3 \4 \5 \6/p' "$log" |
 		awk '{ printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
 } >"$outdir/write-path.csv"
-csv e2e >"$outdir/e2e.csv"
+csv e2e "$e2e_log" >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
 csv convert >"$outdir/convert.csv"
 
@@ -49,7 +51,8 @@ stats() {
 {
 	echo "# hwtrace benchmarks"
 	echo
-	echo "Kernel $kernel, $cpus vCPUs under QEMU TCG (tsc=reliable; hwtrace clock=tsc but where a row says otherwise), $(date -u +%Y-%m-%d)."
+	echo "Kernel $kernel, $cpus vCPUs (one in section 2) under QEMU TCG (tsc=reliable; hwtrace clock=tsc but where a row says otherwise), $(date -u +%Y-%m-%d)."
+	echo "Host: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1)."
 	echo "TCG distorts absolute numbers: the ratios between tracers measured in"
 	echo "the same boot are the figures that count. Medians with min-max spread."
 	echo
@@ -73,24 +76,38 @@ stats() {
 		done
 	done
 	echo
-	echo "## 2. hackbench end to end (task + irq families, same memory per CPU)"
+	echo "## 2. End to end: pingpong and hackbench (task + irq families, same memory per CPU)"
 	echo
-	echo "| tracer | time s (median) | min | max | overhead vs none | events (median) | lost (max) |"
-	echo "| --- | --- | --- | --- | --- | --- | --- |"
-	read -r none _ _ < <(stats "$outdir/e2e.csv" 1 none 3)
-	for t in none hwtrace hwtrace-bpf trace-cmd; do
-		read -r m lo hi < <(stats "$outdir/e2e.csv" 1 "$t" 3)
-		read -r ev _ _ < <(stats "$outdir/e2e.csv" 1 "$t" 4)
-		read -r _ _ lost < <(stats "$outdir/e2e.csv" 1 "$t" 5)
-		awk -v t="$t" -v m="$m" -v lo="$lo" -v hi="$hi" -v none="$none" -v ev="$ev" -v lost="$lost" \
-			'BEGIN { printf "| %s | %.3f | %.3f | %.3f | %+.1f%% | %d | %d |\n", t, m, lo, hi, (m / none - 1) * 100, ev, lost }'
+	echo "One vCPU, its clocks counting instructions (-icount 0: 1 ns each), so the"
+	echo "host's load is not in these times; tracers in turn, $(tail -n +2 "$outdir/e2e.csv" | cut -d, -f3 | sort -u | wc -l) runs each."
+	echo "pingpong (bench/pingpong.c, 20,000 round trips) is the same work for every"
+	echo "tracer: two context switches a round.  hackbench -g 1 -l 100"
+	echo "is not: how its sockets batch decides how often it switches, and a tracer"
+	echo "changes that; its context switches (all of the guest's, from /proc/stat,"
+	echo "the tracer's own included) are in the table."
+	for w in pingpong hackbench; do
+		echo
+		echo "### $w"
+		echo
+		echo "| tracer | time s (median) | min | max | overhead vs none | events (median) | context switches (median) | lost (max) |"
+		echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		read -r none _ _ < <(stats "$outdir/e2e.csv" 1 $w 4 2 none)
+		for t in none hwtrace hwtrace-bpf trace-cmd; do
+			read -r m lo hi < <(stats "$outdir/e2e.csv" 1 $w 4 2 "$t")
+			read -r ev _ _ < <(stats "$outdir/e2e.csv" 1 $w 5 2 "$t")
+			read -r _ _ lost < <(stats "$outdir/e2e.csv" 1 $w 6 2 "$t")
+			read -r cs _ _ < <(stats "$outdir/e2e.csv" 1 $w 7 2 "$t")
+			awk -v t="$t" -v m="$m" -v lo="$lo" -v hi="$hi" -v none="$none" -v ev="$ev" \
+				-v cs="$cs" -v lost="$lost" \
+				'BEGIN { printf "| %s | %.3f | %.3f | %.3f | %+.1f%% | %d | %d | %d |\n", t, m, lo, hi, (m / none - 1) * 100, ev, cs, lost }'
+		done
+		echo
+		read -r hw _ _ < <(stats "$outdir/e2e.csv" 1 $w 4 2 hwtrace)
+		read -r tc _ _ < <(stats "$outdir/e2e.csv" 1 $w 4 2 trace-cmd)
+		awk -v hw="$hw" -v tc="$tc" -v none="$none" -v w="$w" 'BEGIN {
+			if (tc > none) printf "%s: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", w, (hw - none) / (tc - none)
+			else printf "%s: trace-cmd'"'"'s median was no slower than none: no ratio.\n", w }'
 	done
-	echo
-	read -r hw _ _ < <(stats "$outdir/e2e.csv" 1 hwtrace 3)
-	read -r tc _ _ < <(stats "$outdir/e2e.csv" 1 trace-cmd 3)
-	awk -v hw="$hw" -v tc="$tc" -v none="$none" 'BEGIN {
-		if (tc > none) printf "hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", (hw - none) / (tc - none)
-		else print "trace-cmd'"'"'s median was no slower than none: no ratio." }'
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
 	echo
@@ -99,7 +116,7 @@ stats() {
 	tail -n +2 "$outdir/load.csv" | awk -F, '{ r = $3 > 0 ? ($4 + $5) / $3 : 0;
 		printf "| %s | %s | %d | %d | %.0f |\n", $1, $2, $4, $5, r }'
 	echo
-	echo "## 4. Conversion of the hackbench trace, against trace-cmd report"
+	echo "## 4. Conversion of a hackbench trace, against trace-cmd report"
 	echo
 	echo "| tool | events | wall s | events/s | peak RSS KiB |"
 	echo "| --- | --- | --- | --- | --- |"
