@@ -48,6 +48,22 @@ stats() {
 		}' "$1"
 }
 
+# least-squares line time = a + b * context switches over the e2e runs of
+# workload W under tracer T: prints "a b r2", or "- - -" if the switches
+# never varied
+fit() {
+	awk -F, -v w="$2" -v t="$3" 'NR > 1 && $1 == w && $2 == t {
+			n++; x = $7; y = $4; sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y }
+		END {
+			d = n * sxx - sx * sx
+			e = n * syy - sy * sy
+			if (n < 2 || d <= 0) { print "- - -"; exit }
+			b = (n * sxy - sx * sy) / d
+			r2 = e > 0 ? (n * sxy - sx * sy) ^ 2 / (d * e) : 1
+			printf "%.9g %.9g %.3f\n", (sy - b * sx) / n, b, r2
+		}' "$1"
+}
+
 {
 	echo "# hwtrace benchmarks"
 	echo
@@ -107,6 +123,38 @@ stats() {
 		awk -v hw="$hw" -v tc="$tc" -v none="$none" -v w="$w" 'BEGIN {
 			if (tc > none) printf "%s: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", w, (hw - none) / (tc - none)
 			else printf "%s: trace-cmd'"'"'s median was no slower than none: no ratio.\n", w }'
+		[ $w = hackbench ] || continue
+		# the same work for every tracer: each one's line through its runs,
+		# read at the median context switches of all runs (inside each
+		# tracer's range of them, where the runs spread enough)
+		cs_all=$(awk -F, -v w=$w 'NR > 1 && $1 == w { print $7 }' "$outdir/e2e.csv" | sort -n |
+			awk '{ v[NR] = $1 } END { printf "%d\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		echo
+		echo "Each run's time is close to a line in its context switches, a line per"
+		echo "tracer (least squares over its runs; r2 says how close).  Read at the"
+		echo "median switches of all runs ($cs_all), the lines compare the tracers on"
+		echo "the same work:"
+		echo
+		echo "| tracer | us per context switch (slope) | r2 | time s at $cs_all switches | overhead vs none |"
+		echo "| --- | --- | --- | --- | --- |"
+		read -r a0 b0 _ < <(fit "$outdir/e2e.csv" $w none)
+		[ "$a0" != - ] || { echo; echo "(the switches never varied: no lines)"; continue; }
+		at_none=$(awk -v a="$a0" -v b="$b0" -v x="$cs_all" 'BEGIN { printf "%.9g", a + b * x }')
+		for t in none hwtrace hwtrace-bpf trace-cmd; do
+			read -r a b r2 < <(fit "$outdir/e2e.csv" $w "$t")
+			[ "$a" != - ] || continue
+			awk -v t="$t" -v a="$a" -v b="$b" -v r2="$r2" -v x="$cs_all" -v base="$at_none" \
+				'BEGIN { y = a + b * x; o = (y / base - 1) * 100; if (o > -0.05 && o < 0.05) o = 0
+					printf "| %s | %.3f | %.3f | %.3f | %+.1f%% |\n", t, b * 1e6, r2, y, o }'
+		done
+		read -r a b _ < <(fit "$outdir/e2e.csv" $w hwtrace)
+		read -r c d _ < <(fit "$outdir/e2e.csv" $w trace-cmd)
+		echo
+		awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v x="$cs_all" -v base="$at_none" 'BEGIN {
+			hw = a + b * x - base; tc = c + d * x - base
+			if (a != "-" && c != "-" && tc > 0)
+				printf "hackbench at the same work: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s.\n", hw / tc
+			else print "hackbench at the same work: trace-cmd no slower than none, no ratio." }'
 	done
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
