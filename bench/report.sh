@@ -24,11 +24,12 @@ csv() {
 		  print l }'
 }
 
-# "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent clock CLOCK"
+# "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent clock CLOCK",
+# once from the script and once more in the kernel log the VM dumps at its end
 {
 	echo "round,cpu,buffer,ns_per_event,cycles_per_event,clock"
 	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent clock \([a-z]*\).*/\1 \2 \3 \4 \5 \6/p' "$log" |
-		awk '{ printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
+		awk '!seen[$0]++ { printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
 } >"$outdir/write-path.csv"
 csv e2e "$e2e_log" >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
