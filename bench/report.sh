@@ -134,19 +134,22 @@ fit() {
 		echo "Each run's time is close to a line in its context switches, a line per"
 		echo "tracer (least squares over its runs; r2 says how close).  Read at the"
 		echo "median switches of all runs ($cs_all), the lines compare the tracers on"
-		echo "the same work:"
+		echo "the same work (a reading outside a tracer's own range of switches is an"
+		echo "extrapolation):"
 		echo
-		echo "| tracer | us per context switch (slope) | r2 | time s at $cs_all switches | overhead vs none |"
-		echo "| --- | --- | --- | --- | --- |"
+		echo "| tracer | its runs' switches (min-max) | us per context switch (slope) | r2 | time s at $cs_all switches | overhead vs none |"
+		echo "| --- | --- | --- | --- | --- | --- |"
 		read -r a0 b0 _ < <(fit "$outdir/e2e.csv" $w none)
 		[ "$a0" != - ] || { echo; echo "(the switches never varied: no lines)"; continue; }
 		at_none=$(awk -v a="$a0" -v b="$b0" -v x="$cs_all" 'BEGIN { printf "%.9g", a + b * x }')
 		for t in none hwtrace hwtrace-bpf trace-cmd; do
 			read -r a b r2 < <(fit "$outdir/e2e.csv" $w "$t")
 			[ "$a" != - ] || continue
+			read -r _ lo hi < <(stats "$outdir/e2e.csv" 1 $w 7 2 "$t")
 			awk -v t="$t" -v a="$a" -v b="$b" -v r2="$r2" -v x="$cs_all" -v base="$at_none" \
+				-v lo="$lo" -v hi="$hi" \
 				'BEGIN { y = a + b * x; o = (y / base - 1) * 100; if (o > -0.05 && o < 0.05) o = 0
-					printf "| %s | %.3f | %.3f | %.3f | %+.1f%% |\n", t, b * 1e6, r2, y, o }'
+					printf "| %s | %d-%d | %.3f | %.3f | %.3f | %+.1f%% |\n", t, lo, hi, b * 1e6, r2, y, o }'
 		done
 		read -r a b _ < <(fit "$outdir/e2e.csv" $w hwtrace)
 		read -r c d _ < <(fit "$outdir/e2e.csv" $w trace-cmd)
