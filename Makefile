@@ -113,7 +113,7 @@ bench-payload: module tools
 # 1 ns each, so the host's load is not in its times (QEMU 7.2 hangs bringing
 # up a second vCPU under icount).
 bench: bench-payload
-	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 1500 --quiet \
+	bash scripts/vm/run.sh --smp 2 --mem 1024 --timeout 2400 --quiet \
 		--append tsc=reliable \
 		--log $(BUILD)/bench.log -i $(BUILD)/bench.cpio.gz
 	bash scripts/vm/run.sh --smp 1 --mem 1024 --timeout 1500 --quiet \

@@ -163,10 +163,22 @@ fit() {
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
 	echo
-	echo "| tracer | groups | events | lost | events/s offered |"
-	echo "| --- | --- | --- | --- | --- |"
-	tail -n +2 "$outdir/load.csv" | awk -F, '{ r = $3 > 0 ? ($4 + $5) / $3 : 0;
-		printf "| %s | %s | %d | %d | %.0f |\n", $1, $2, $4, $5, r }'
+	echo "Tracers in turn, $(tail -n +2 "$outdir/load.csv" | cut -d, -f3 | sort -u | wc -l) runs each; -r50: the drain at SCHED_FIFO priority 50."
+	echo "Events offered: recorded and lost, over hackbench's time."
+	echo
+	echo "| groups | tracer | events (median) | lost (median) | lost (min-max) | events/s offered (median) |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	for g in $(tail -n +2 "$outdir/load.csv" | cut -d, -f2 | sort -nu); do
+		for t in hwtrace trace-cmd hwtrace-r50 trace-cmd-r50; do
+			read -r ev _ _ < <(stats "$outdir/load.csv" 1 "$t" 5 2 "$g")
+			read -r lost lo hi < <(stats "$outdir/load.csv" 1 "$t" 6 2 "$g")
+			[ "$ev" != - ] || continue
+			offered=$(awk -F, -v t="$t" -v g="$g" 'NR > 1 && $1 == t && $2 == g && $4 > 0 { print ($5 + $6) / $4 }' \
+				"$outdir/load.csv" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			awk -v g="$g" -v t="$t" -v ev="$ev" -v lost="$lost" -v lo="$lo" -v hi="$hi" -v r="$offered" \
+				'BEGIN { printf "| %s | %s | %d | %d | %d-%d | %.0f |\n", g, t, ev, lost, lo, hi, r }'
+		done
+	done
 	echo
 	echo "## 4. Conversion of a hackbench trace, against trace-cmd report"
 	echo

@@ -21,6 +21,7 @@ events=${HWT_BENCH_EVENTS:-200000}
 rounds=${HWT_BENCH_ROUNDS:-5}
 mem_kb=${HWT_BENCH_MEM_KB:-1024}
 runs=${HWT_BENCH_RUNS:-9}
+loss_runs=${HWT_BENCH_LOSS_RUNS:-5}
 hb="hackbench -g 1 -l 100"
 pp="/hwt/pingpong 20000"
 
@@ -134,16 +135,19 @@ set -- $(run_tracecmd /tmp/e2e.dat "$mem_kb" $hb)
 step $ok "a hackbench trace from hwtrace and trace-cmd"
 
 # 3. loss under load: small buffers, more and more hackbench groups; each
-# tracer's drain at normal and at real-time priority (-r 50: both have it)
-for g in 1 2 4 8; do
-	set -- $(run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
-	echo "hwt_bench: load tracer=hwtrace groups=$g time=$1 events=$2 lost=$3"
-	set -- $(RT=50 run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
-	echo "hwt_bench: load tracer=hwtrace-r50 groups=$g time=$1 events=$2 lost=$3"
-	set -- $(run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
-	echo "hwt_bench: load tracer=trace-cmd groups=$g time=$1 events=$2 lost=$3"
-	set -- $(RT=50 run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
-	echo "hwt_bench: load tracer=trace-cmd-r50 groups=$g time=$1 events=$2 lost=$3"
+# tracer's drain at normal and at real-time priority (-r 50: both have it),
+# in turn, loss_runs times: one run's loss says little
+for run in $(seq 1 $loss_runs); do
+	for g in 1 2 4 8; do
+		set -- $(run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
+		echo "hwt_bench: load tracer=hwtrace groups=$g run=$run time=$1 events=$2 lost=$3"
+		set -- $(RT=50 run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
+		echo "hwt_bench: load tracer=hwtrace-r50 groups=$g run=$run time=$1 events=$2 lost=$3"
+		set -- $(run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
+		echo "hwt_bench: load tracer=trace-cmd groups=$g run=$run time=$1 events=$2 lost=$3"
+		set -- $(RT=50 run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
+		echo "hwt_bench: load tracer=trace-cmd-r50 groups=$g run=$run time=$1 events=$2 lost=$3"
+	done
 done
 step 0 "loss under load"
 

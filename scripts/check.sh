@@ -124,6 +124,8 @@ step shellcheck bash -c 'shellcheck scripts/*.sh scripts/vm/*.sh scripts/vm/init
 	shellcheck -s bash tools/hwtrace/hwtrace.bash-completion'
 # make bench-insn's parser of memory operands, on sample instructions
 step insn-ops python3 -B bench/insn_ops.py
+# make bench's report, on made-up logs whose figures are known
+step bench-report bash bench/report-selftest.sh
 tap_suite vm-harness bash scripts/vm/selftest.sh
 check_suite unit make -C libhwt check
 check_suite unit-asan-ubsan make -C libhwt check SAN=1
