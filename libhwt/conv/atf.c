@@ -288,7 +288,7 @@ static struct hwt_obuf *atf_core(struct atf *a, uint32_t cpu)
 	if (!a->tmp[cpu]) {
 		a->tmp[cpu] = hwt_conv_tmpfile();
 		a->err = a->tmp[cpu] ?
-			 hwt_obuf_init(&a->core[cpu], a->tmp[cpu], 1 << 16) : -EIO;
+			 hwt_obuf_init(&a->core[cpu], a->tmp[cpu], HWT_OBUF_PER_CORE) : -EIO;
 		if (a->err)
 			return NULL;
 	}
@@ -425,7 +425,7 @@ int hwt_conv_atf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	a.core = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.core));
 	a.tmp = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.tmp));
 	a.gaps = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*a.gaps));
-	ret = a.core && a.tmp && a.gaps ? hwt_obuf_init(&a.ob, out, 1 << 18) : -ENOMEM;
+	ret = a.core && a.tmp && a.gaps ? hwt_obuf_init(&a.ob, out, HWT_OBUF_OUT) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&a.run, true, true, atf_mev, &a, atf_header);
 	if (!ret)

@@ -427,7 +427,7 @@ int hwt_conv_btf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 	for (unsigned int t = 0; t < HWT_NR_MEV; t++)
 		b.kind[t] = (uint8_t)hwt_mev_kind(t);
 	b.isr_type = CONV_OPT(opts, btf_isr_type_i, 0) ? &lit_i : &lit_isr;
-	ret = hwt_obuf_init(&b.ob, out, 1 << 18);
+	ret = hwt_obuf_init(&b.ob, out, HWT_OBUF_OUT);
 	if (!ret)
 		ret = hwt_conv_drive(&b.run, false, false, btf_mev, &b, btf_header);
 	if (!ret)

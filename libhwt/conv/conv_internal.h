@@ -35,6 +35,13 @@ struct hwt_obuf {
 	int err;		/* first negative errno from a write */
 };
 
+/*
+ * The output file's buffer, and the smaller one of each core's spill file
+ * (ATF, HTF: one per CPU, so it is what grows with the machine).
+ */
+#define HWT_OBUF_OUT		(1 << 18)
+#define HWT_OBUF_PER_CORE	(1 << 16)
+
 HWT_CONV_HIDDEN int hwt_obuf_init(struct hwt_obuf *o, FILE *f, size_t cap);
 HWT_CONV_HIDDEN int hwt_obuf_flush(struct hwt_obuf *o);
 HWT_CONV_HIDDEN void hwt_obuf_free(struct hwt_obuf *o);

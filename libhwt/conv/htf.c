@@ -137,7 +137,7 @@ static void htf_mev(void *ctx, const struct hwt_mev *ev)
 	if (!h->tmp[ev->cpu]) {
 		h->tmp[ev->cpu] = hwt_conv_tmpfile();
 		h->err = h->tmp[ev->cpu] ?
-			 hwt_obuf_init(&h->core[ev->cpu], h->tmp[ev->cpu], 1 << 18) : -EIO;
+			 hwt_obuf_init(&h->core[ev->cpu], h->tmp[ev->cpu], HWT_OBUF_PER_CORE) : -EIO;
 		if (h->err)
 			return;
 	}
@@ -361,7 +361,7 @@ int hwt_conv_htf(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *o
 		h.kind[t] = (uint8_t)hwt_mev_kind(t);
 	h.core = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.core));
 	h.tmp = calloc(h.nr_cpus ? h.nr_cpus : 1, sizeof(*h.tmp));
-	ret = h.core && h.tmp ? hwt_obuf_init(&h.ob, out, 1 << 18) : -ENOMEM;
+	ret = h.core && h.tmp ? hwt_obuf_init(&h.ob, out, HWT_OBUF_OUT) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&h.run, false, false, htf_mev, &h, htf_begin);
 	if (!ret)

@@ -521,7 +521,7 @@ int hwt_conv_json(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts *
 	int ret;
 
 	j.nr_cpus = in->info->nr_cpus;
-	ret = hwt_obuf_init(&j.ob, out, 1 << 18);
+	ret = hwt_obuf_init(&j.ob, out, HWT_OBUF_OUT);
 	if (!ret)
 		ret = hwt_conv_drive(&j.run, true, false, json_mev, &j, json_header);
 	if (!ret) {

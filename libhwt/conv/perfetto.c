@@ -1010,7 +1010,7 @@ int hwt_conv_perfetto(struct hwt_stream *in, FILE *out, const struct hwt_conv_op
 
 	p.nr_cpus = in->info->nr_cpus;
 	p.cpus = calloc(p.nr_cpus ? p.nr_cpus : 1, sizeof(*p.cpus));
-	ret = p.cpus ? hwt_obuf_init(&p.ob, out, 1 << 18) : -ENOMEM;
+	ret = p.cpus ? hwt_obuf_init(&p.ob, out, HWT_OBUF_OUT) : -ENOMEM;
 	if (!ret)
 		ret = hwt_conv_drive(&p.run, true, false, pf_mev, &p, pf_header);
 	if (!ret) {

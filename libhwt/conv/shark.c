@@ -48,7 +48,7 @@ int hwt_conv_shark(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts 
 		return -ENOMEM;
 	/* many CPUs, many buffers: smaller ones each */
 	for (uint32_t c = 0; !ret && c < nr; c++)
-		ret = hwt_obuf_init(&ob[c], nr > 1 ? files[c] : out, nr > 1 ? 1 << 14 : 1 << 18);
+		ret = hwt_obuf_init(&ob[c], nr > 1 ? files[c] : out, nr > 1 ? 1 << 14 : HWT_OBUF_OUT);
 	/* from the first record, if the stream can; a pipe just goes on */
 	if (!ret && in->rewind)
 		(void)in->rewind(in->ctx);

@@ -726,7 +726,7 @@ int hwt_conv_tband(struct hwt_stream *in, FILE *out, const struct hwt_conv_opts 
 	for (unsigned int t = 0; t < HWT_NR_MEV; t++)
 		tb.kind[t] = (uint8_t)hwt_mev_kind(t);
 	tb.core = calloc(tb.nr_cores ? tb.nr_cores : 1, sizeof(*tb.core));
-	ret = tb.core ? hwt_obuf_init(&tb.ob, out, 1 << 18) : -ENOMEM;
+	ret = tb.core ? hwt_obuf_init(&tb.ob, out, HWT_OBUF_OUT) : -ENOMEM;
 	if (ret)
 		goto out;
 	for (uint32_t c = 0; c < tb.nr_cores; c++)
