@@ -35,18 +35,20 @@ csv e2e "$e2e_log" >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
 csv convert >"$outdir/convert.csv"
 
+# median, min and max of the numbers on stdin, one a line ("- - -": none)
+median_spread() {
+	sort -g | awk -v OFMT=%.15g '{ v[NR] = $1 }
+		END {
+			if (!NR) { print "- - -"; exit }
+			print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR]
+		}'
+}
+
 # median and spread of column COL for rows whose column KEY is VAL (and,
 # with two more arguments, column KEY2 is VAL2)
 stats() {
 	awk -F, -v key="$2" -v val="$3" -v col="$4" -v key2="${5:-0}" -v val2="${6:-}" \
-		'NR > 1 && $key == val && (!key2 || $key2 == val2) { v[++n] = $col }
-		END {
-			if (!n) { print "- - -"; exit }
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-			print m, v[1], v[n]
-		}' "$1"
+		'NR > 1 && $key == val && (!key2 || $key2 == val2) { print $col }' "$1" | median_spread
 }
 
 # least-squares line time = a + b * context switches over the e2e runs of
@@ -128,8 +130,8 @@ fit() {
 		# the same work for every tracer: each one's line through its runs,
 		# read at the median context switches of all runs (inside each
 		# tracer's range of them, where the runs spread enough)
-		cs_all=$(awk -F, -v w=$w 'NR > 1 && $1 == w { print $7 }' "$outdir/e2e.csv" | sort -n |
-			awk '{ v[NR] = $1 } END { printf "%d\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		read -r cs_all _ _ < <(awk -F, -v w=$w 'NR > 1 && $1 == w { print $7 }' "$outdir/e2e.csv" | median_spread)
+		cs_all=${cs_all%.*}
 		echo
 		echo "Each run's time is close to a line in its context switches, a line per"
 		echo "tracer (least squares over its runs; r2 says how close).  Read at the"
@@ -173,8 +175,8 @@ fit() {
 			read -r ev _ _ < <(stats "$outdir/load.csv" 1 "$t" 5 2 "$g")
 			read -r lost lo hi < <(stats "$outdir/load.csv" 1 "$t" 6 2 "$g")
 			[ "$ev" != - ] || continue
-			offered=$(awk -F, -v t="$t" -v g="$g" 'NR > 1 && $1 == t && $2 == g && $4 > 0 { print ($5 + $6) / $4 }' \
-				"$outdir/load.csv" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+			read -r offered _ _ < <(awk -F, -v t="$t" -v g="$g" \
+				'NR > 1 && $1 == t && $2 == g && $4 > 0 { print ($5 + $6) / $4 }' "$outdir/load.csv" | median_spread)
 			awk -v g="$g" -v t="$t" -v ev="$ev" -v lost="$lost" -v lo="$lo" -v hi="$hi" -v r="$offered" \
 				'BEGIN { printf "| %s | %s | %d | %d | %d-%d | %.0f |\n", g, t, ev, lost, lo, hi, r }'
 		done

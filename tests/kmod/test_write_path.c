@@ -569,6 +569,13 @@ static struct hwt_event *rec(struct hwt_ring *r, unsigned long pos)
 	return slot(r, pos % span(r));
 }
 
+/* n records written, and all of them published to the consumer */
+static void assert_published(const struct hwt_ring *r, unsigned long n)
+{
+	ck_assert_uint_eq(r->meta->data_head, n);
+	ck_assert_uint_eq(r->meta->written, n);
+}
+
 /* Records from position from on: n of {code, par2} (for LOST: the total). */
 struct want {
 	u16 code;
@@ -630,8 +637,7 @@ START_TEST(nest_five_deep)
 	ck_assert_uint_eq(r->meta->lost, 1);
 	/* event 5 (the fifth writer) is lost; 4 (the NMI) retried after it */
 	EXPECT(r, 0, { HWT_EV_LOST, 1 }, { EV, 4 }, { EV, 3 }, { EV, 2 }, { EV, 1 });
-	ck_assert_uint_eq(r->meta->data_head, 5);
-	ck_assert_uint_eq(r->meta->written, 5);
+	assert_published(r, 5);
 	sim_event();
 	EXPECT(r, 5, { EV, 6 });
 	sim_check();
@@ -675,6 +681,15 @@ static void nest_at(int kind, const volatile void *addr, int nth)
 	sim.irq = nest_once;
 }
 
+/* One event with an interrupt at the nth access of kind (to addr), which must come. */
+static void event_nested_at(int kind, const volatile void *addr, int nth)
+{
+	nest_at(kind, addr, nth);
+	sim_event();
+	sim.irq = NULL;
+	ck_assert_int_eq(nest_at_kind, -1);
+}
+
 /*
  * The outer writer read head and the clock, then an interrupt wrote: the
  * outer's cmpxchg fails and it retries with a new time, so its record comes
@@ -690,15 +705,12 @@ START_TEST(nest_retry_keeps_time_order)
 	r = sim_start(sim_chunk(HWT_CHUNK_STOP, 64, 8));
 	sim_events(2);
 	sim.head_cas_failed = 0;
-	nest_at(_i == 0 ? SHIM_CYCLES : SHIM_MONO, NULL, 1);
-	sim_event();				/* id 3; the interrupt's is 4 */
-	sim.irq = NULL;
-	ck_assert_int_eq(nest_at_kind, -1);
+	/* event 3; the interrupt's is 4 */
+	event_nested_at(_i == 0 ? SHIM_CYCLES : SHIM_MONO, NULL, 1);
 	ck_assert_uint_eq(sim.head_cas_failed, 1);
 	EXPECT(r, 2, { EV, 4 }, { EV, 3 });
 	ck_assert_uint_lt(hwt_event_tsc(rec(r, 2)), hwt_event_tsc(rec(r, 3)));
-	ck_assert_uint_eq(r->meta->data_head, 4);
-	ck_assert_uint_eq(r->meta->written, 4);
+	assert_published(r, 4);
 	sim_check();
 }
 END_TEST
@@ -715,26 +727,18 @@ START_TEST(nest_during_commit_is_published)
 
 	sim_reset(_i == 0);
 	r = sim_start(sim_chunk(HWT_CHUNK_STOP, 64, 8));
-	nest_at(SHIM_WRITE, &r->meta->data_head, 1);
-	sim_event();
-	sim.irq = NULL;
-	ck_assert_int_eq(nest_at_kind, -1);
+	event_nested_at(SHIM_WRITE, &r->meta->data_head, 1);
 	EXPECT(r, 0, { EV, 1 }, { EV, 2 });
-	ck_assert_uint_eq(r->meta->data_head, 2);
-	ck_assert_uint_eq(r->meta->written, 2);
+	assert_published(r, 2);
 
 	/*
 	 * After the commit's local_set(&r->nest, 0), the third point on nest
 	 * in a write (local_inc_return, local_read, local_set): the interrupt
 	 * is outermost then and publishes itself, the outer looks again.
 	 */
-	nest_at(SHIM_LOCAL, &r->nest, 3);
-	sim_event();
-	sim.irq = NULL;
-	ck_assert_int_eq(nest_at_kind, -1);
+	event_nested_at(SHIM_LOCAL, &r->nest, 3);
 	EXPECT(r, 2, { EV, 3 }, { EV, 4 });
-	ck_assert_uint_eq(r->meta->data_head, 4);
-	ck_assert_uint_eq(r->meta->written, 4);
+	assert_published(r, 4);
 	sim_check();
 }
 END_TEST
