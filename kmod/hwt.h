@@ -36,13 +36,13 @@ struct hwt_ring {
 	local_t head;			/* HWT_HEAD(position, room), see ring.h */
 	local_t nest;			/* writers inside reserve..commit */
 	local_t written;		/* records committed, overwritten ones too */
-	struct hwt_event *data;		/* nr_slots records, user-mappable */
+	unsigned long lap_data[2];	/* position p of lap l at lap_data[l] + p * 16 */
 	struct hwt_ring_meta *meta;	/* one page, user-mappable */
-	unsigned long wrap;		/* HWT_HEAD(2 * nr_slots, 0): position 0 again */
 	u32 nr_slots;			/* capacity, emergency area included */
 	bool cyc;			/* overwrite (CYC) rather than refuse */
 
 	/* the slow path's: overflow.c, ring.c */
+	struct hwt_event *data;		/* nr_slots records, user-mappable */
 	u32 normal_slots;		/* capacity for ordinary events */
 	u32 watermark;			/* fill that wakes poll(): normal / 4 */
 	local_t lost;

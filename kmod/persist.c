@@ -313,9 +313,9 @@ static void persist_final(struct hwt_ring *r, u16 kind, u32 cpu)
 {
 	unsigned long pos = HWT_HEAD_POS(local_read(&r->head));
 
-	hwt_ring_store(r, pos, HWT_EV_CRASH, kind, cpu, hwt_now());
+	hwt_ring_store(hwt_ring_slot(r, pos), HWT_EV_CRASH, kind, cpu, hwt_now());
 	pos = pos + 1 == 2UL * r->nr_slots ? 0 : pos + 1;
-	local_set(&r->head, HWT_HEAD(pos, 0));	/* no room: nothing follows */
+	local_set(&r->head, hwt_head(r, pos, 0));	/* no room: nothing follows */
 	local_inc(&r->written);
 	smp_wmb();	/* the record before data_head, as in hwt_ring_commit() */
 	WRITE_ONCE(r->meta->data_head, pos);

@@ -43,13 +43,16 @@ fail:
 }
 
 /*
- * How many events the fast path may write once fill records are held: up
- * to the one that reaches the watermark (it wakes the consumer), then up to
- * the normal area's end, where the consumer position must be read again.
- * None while a loss waits to be reported.
+ * How many events the fast path may write from position pos once fill
+ * records are held: up to the one that reaches the watermark (it wakes the
+ * consumer), then up to the normal area's end, where the consumer position
+ * must be read again; and never the lap's last slot (ring.h).  None while a
+ * loss waits to be reported.
  */
-static unsigned long ring_room(const struct hwt_ring *r, unsigned long fill)
+static unsigned long ring_room(const struct hwt_ring *r, unsigned long pos,
+			       unsigned long fill)
 {
+	unsigned long lap_end = pos < r->nr_slots ? r->nr_slots : 2UL * r->nr_slots;
 	unsigned long room = 0;
 
 	if (local_read(&r->lost) != READ_ONCE(r->lost_reported))
@@ -60,19 +63,32 @@ static unsigned long ring_room(const struct hwt_ring *r, unsigned long fill)
 		room = r->watermark - 1 - fill;
 	else if (fill < r->normal_slots)
 		room = r->normal_slots - fill;
-	return min(room, HWT_ROOM_MASK);
+	return min3(room, lap_end - 1 - pos, HWT_ROOM_MASK);
+}
+
+/* lost_reported up to total, never down: a nested writer may be ahead. */
+static void ring_reported(struct hwt_ring *r, unsigned long total)
+{
+	unsigned long old;
+
+	do {
+		old = READ_ONCE(r->lost_reported);
+		if (old >= total)
+			return;
+	} while (cmpxchg_local(&r->lost_reported, old, total) != old);
 }
 
 /*
- * Reserve, stamp, store and commit one record with every check.  A lost
- * report (lost) carries the total read inside the reservation: a writer
- * nested between the read and the cmpxchg moves the head word, so no
- * report ever carries a total below an earlier one's.
+ * Reserve, stamp, store and commit one record with every check.  The loss
+ * counts are read inside the reservation: a writer nested between the read
+ * and the cmpxchg that counts a loss or reports one moves the head word.
+ * So they are the counts at the reservation, and no report ever carries a
+ * total below an earlier one's.
  */
 static int ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
 		      u32 par2, bool lost)
 {
-	unsigned long head, next, pos, total = 0, used = 0;
+	unsigned long head, next, pos, total, reported, used = 0;
 	int ret = 0;
 	u64 ts;
 
@@ -92,35 +108,35 @@ static int ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
 				goto commit;
 			}
 		}
+		total = local_read(&r->lost);
+		reported = READ_ONCE(r->lost_reported);
 		if (lost) {
-			total = local_read(&r->lost);
-			if (total == READ_ONCE(r->lost_reported))
+			if (total == reported)
 				goto commit;	/* a nested writer reported it */
 			par1 = HWT_LOST_PAR1(total);
 			par2 = (u32)total;
 		}
 		pos = pos + 1 == 2UL * r->nr_slots ? 0 : pos + 1;
-		next = HWT_HEAD(pos, ring_room(r, used + 1));
+		next = hwt_head(r, pos, ring_room(r, pos, used + 1));
 		ts = hwt_now();
 	} while (local_cmpxchg(&r->head, head, next) != head);
 	/*
-	 * An event's slot, but a loss is unreported: one the caller has not
-	 * reported yet, or one a writer nested after the caller's report
-	 * counted (with no room the head word did not change for it).  The
-	 * slot reports it instead; the caller writes the event again.
+	 * An event's slot, but a loss counted before it is unreported: one
+	 * the caller has not reported yet, or one a writer nested after the
+	 * caller's report counted.  The slot reports it instead; the caller
+	 * writes the event again.  A loss counted after the reservation is
+	 * the next writer's to report.
 	 */
-	if (!lost && limit < r->nr_slots &&
-	    local_read(&r->lost) != READ_ONCE(r->lost_reported)) {
+	if (!lost && limit < r->nr_slots && total != reported) {
 		lost = true;
-		total = local_read(&r->lost);
 		code = HWT_EV_LOST;
 		par1 = HWT_LOST_PAR1(total);
 		par2 = (u32)total;
 		ret = -EAGAIN;
 	}
 	if (lost)
-		WRITE_ONCE(r->lost_reported, total);
-	hwt_ring_store(r, HWT_HEAD_POS(head), code, par1, par2, ts);
+		ring_reported(r, total);
+	hwt_ring_store(hwt_ring_slot(r, HWT_HEAD_POS(head)), code, par1, par2, ts);
 	local_inc(&r->written);
 	/* the consumer sleeps in poll() until a ring reaches its watermark */
 	if (!r->cyc && used + 1 == r->watermark)
@@ -153,14 +169,20 @@ int hwt_ring_report_lost(struct hwt_ring *r, u32 limit)
 	return ring_write(r, limit, HWT_EV_LOST, 0, 0, true);
 }
 
-/* Send the next writer to the slow path: a loss waits to be reported. */
+/*
+ * A loss was counted: send the next writer to the slow path to report it,
+ * and move the loss generation, so that the head word changes also where
+ * there was no room.
+ */
 void hwt_ring_stop_fast_path(struct hwt_ring *r)
 {
-	unsigned long head;
+	unsigned long head, gen;
 
 	do {
 		head = local_read(&r->head);
-	} while (local_cmpxchg(&r->head, head, head & ~HWT_ROOM_MASK) != head);
+		gen = (head + (1UL << HWT_GEN_SHIFT)) & HWT_GEN_MASK;
+	} while (local_cmpxchg(&r->head, head,
+			       (head & ~(HWT_GEN_MASK | HWT_ROOM_MASK)) | gen) != head);
 }
 
 /*
@@ -189,8 +211,9 @@ void hwt_ring_setup(struct hwt_ring *r, struct hwt_ring_meta *meta,
 	r->meta = meta;
 	r->data = data;
 	r->nr_slots = nr_slots;
+	r->lap_data[0] = (unsigned long)data;
+	r->lap_data[1] = (unsigned long)data - (unsigned long)nr_slots * HWT_EVENT_SIZE;
 	r->normal_slots = normal_slots;
-	r->wrap = HWT_HEAD(2UL * nr_slots, 0);
 	/* wake the consumer early: 3/4 of the ring absorbs its wakeup latency */
 	r->watermark = max(normal_slots / 4, 1U);
 	r->data_size = PAGE_ALIGN((u64)nr_slots * HWT_EVENT_SIZE);
@@ -248,9 +271,10 @@ void hwt_ring_free(struct hwt_ring *r)
  */
 void hwt_ring_set_mode(struct hwt_ring *r, u32 flags)
 {
+	unsigned long pos = HWT_HEAD_POS(local_read(&r->head));
+
 	r->cyc = HWT_CHUNK_MODE(flags) == HWT_CHUNK_CYC;
-	local_set(&r->head, HWT_HEAD(HWT_HEAD_POS(local_read(&r->head)),
-				     ring_room(r, hwt_ring_fill(r))));
+	local_set(&r->head, hwt_head(r, pos, ring_room(r, pos, hwt_ring_fill(r))));
 }
 
 void hwt_ring_set_clock(struct hwt_ring *r)

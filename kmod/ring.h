@@ -12,23 +12,30 @@
  *
  * The writer's one word, head, holds the next position and the room:
  *
- *   head = position << HWT_ROOM_BITS | room
+ *   head = position << HWT_ROOM_BITS | closed | lap | loss generation | room
  *
  * room is how many more events the fast path may write without looking at
  * anything else.  For a STOP/JTN ring it counts up to the event that
  * reaches the watermark or fills the normal area, as of the consumer
  * position the slow path last read; for a CYC ring it is as large as the
- * field.  What must stop the fast path (a loss to report, the CPU
+ * field; never past the lap (below).  What must stop the fast path (a loss to report, the CPU
  * stopping) sets room to 0 in the same word, so a writer that reserved on
  * the old word fails its cmpxchg and looks again; a stopped CPU's ring is
  * also marked closed there, and refuses events until its next start
- * record.  The fast path thus reads neither the consumer's cache line nor
- * the loss counters.
+ * record.  A loss also moves the word's loss generation, even where the
+ * room was 0 already: the loss count a reservation read is the count at
+ * its cmpxchg.  The fast path thus reads neither the consumer's cache
+ * line nor the loss counters.
  *
  * Reserve is one local cmpxchg on head (position + 1, room - 1), retried if
  * a nested writer (an IRQ or NMI on this CPU) moved it meanwhile.  The
  * timestamp is taken inside the retry loop, so a successful reservation has a
  * timestamp no nested writer can undercut: ring order is time order.
+ *
+ * The positions [0, N) and [N, 2N) are the ring's two laps, and the head
+ * word says which one its position is in.  Room never reaches a lap's
+ * last slot: the slow path writes it.  So the fast path never wraps, and
+ * finds a position's slot from its lap's start (lap_data) in one add.
  *
  * Commit follows perf: only the outermost writer publishes data_head (after
  * smp_wmb(), so the records are visible first), then re-checks that no
@@ -49,9 +56,15 @@
 #include "compat.h"
 
 #define HWT_ROOM_BITS		(BITS_PER_LONG / 2)
-/* the room's top bit: the CPU stopped on this ring, events are refused */
+/* the low half's top bit: the CPU stopped on this ring, events are refused */
 #define HWT_HEAD_CLOSED		(1UL << (HWT_ROOM_BITS - 1))
-#define HWT_ROOM_MASK		(HWT_HEAD_CLOSED - 1)
+/* then the position's lap: set from position nr_slots on */
+#define HWT_LAP_SHIFT		(HWT_ROOM_BITS - 2)
+#define HWT_HEAD_LAP		BIT(HWT_LAP_SHIFT)
+/* then the loss generation, moved by every loss counted; then the room */
+#define HWT_GEN_SHIFT		(HWT_ROOM_BITS / 2)
+#define HWT_GEN_MASK		(HWT_HEAD_LAP - (1UL << HWT_GEN_SHIFT))
+#define HWT_ROOM_MASK		((1UL << HWT_GEN_SHIFT) - 1)
 #define HWT_HEAD(pos, room)	((unsigned long)(pos) << HWT_ROOM_BITS | (room))
 #define HWT_HEAD_POS(head)	((head) >> HWT_ROOM_BITS)
 /* the most slots a ring may have: its 2 * N positions fit above the room */
@@ -81,16 +94,28 @@ static __always_inline unsigned long hwt_ring_used(const struct hwt_ring *r,
 	return pos >= tail ? pos - tail : pos + span - (unsigned long)tail;
 }
 
+/* The head word of position pos, with that much room. */
+static __always_inline unsigned long hwt_head(const struct hwt_ring *r,
+					      unsigned long pos,
+					      unsigned long room)
+{
+	return HWT_HEAD(pos, room) | (pos < r->nr_slots ? 0 : HWT_HEAD_LAP);
+}
+
+/* The slot of position pos. */
+static __always_inline u64 *hwt_ring_slot(const struct hwt_ring *r,
+					  unsigned long pos)
+{
+	return (u64 *)&r->data[pos < r->nr_slots ? pos : pos - r->nr_slots];
+}
+
 /*
  * One record, as two 8-byte stores (struct hwt_event's five fields would be
  * five): code, par1 and tsc_hi, then tsc_lo and par2, in memory order.
  */
-static __always_inline void hwt_ring_store(struct hwt_ring *r,
-					   unsigned long pos, u16 code,
-					   u16 par1, u32 par2, u64 ts)
+static __always_inline void hwt_ring_store(u64 *slot, u16 code, u16 par1,
+					   u32 par2, u64 ts)
 {
-	u64 *slot = (u64 *)&r->data[pos < r->nr_slots ? pos : pos - r->nr_slots];
-
 	BUILD_BUG_ON(offsetof(struct hwt_event, tsc_lo) != 8);
 #ifdef __LITTLE_ENDIAN
 	slot[0] = code | (u64)par1 << 16 | (ts & GENMASK_ULL(63, 32));
@@ -143,7 +168,7 @@ static __always_inline void hwt_ring_commit(struct hwt_ring *r)
 static __always_inline bool hwt_ring_try_write(struct hwt_ring *r, u16 code,
 					       u16 par1, u32 par2, bool cycles)
 {
-	unsigned long head, next;
+	unsigned long head, lap;
 	u64 ts;
 
 	/* writers nest task < softirq < irq < NMI; deeper is refused (LTTng's bound) */
@@ -153,12 +178,12 @@ static __always_inline bool hwt_ring_try_write(struct hwt_ring *r, u16 code,
 		head = local_read(&r->head);
 		if (unlikely(!(head & HWT_ROOM_MASK)))
 			goto refuse;
-		next = head + HWT_HEAD(1, 0) - 1;	/* position + 1, room - 1 */
-		if (unlikely(next >= r->wrap))
-			next -= r->wrap;
 		ts = cycles ? hwt_cycles() : ktime_get_mono_fast_ns();
-	} while (local_cmpxchg(&r->head, head, next) != head);
-	hwt_ring_store(r, HWT_HEAD_POS(head), code, par1, par2, ts);
+		/* position + 1, room - 1: room ends before the lap does */
+	} while (local_cmpxchg(&r->head, head, head + HWT_HEAD(1, 0) - 1) != head);
+	lap = r->lap_data[(head >> HWT_LAP_SHIFT) & 1];
+	hwt_ring_store((u64 *)(lap + HWT_HEAD_POS(head) * HWT_EVENT_SIZE), code,
+		       par1, par2, ts);
 	local_inc(&r->written);
 	hwt_ring_commit(r);
 	return true;

@@ -76,6 +76,7 @@ struct sring {
 	/* what left the ring, oldest first */
 	struct gone *gone;
 	unsigned long nr_gone, max_gone;
+	unsigned long reservations;	/* positions taken, ever */
 };
 
 /* A record left ring s (the array grows: most runs move a few records). */
@@ -168,6 +169,27 @@ static struct hwt_event *slot(const struct hwt_ring *r, unsigned long pos)
 	return &r->data[pos < r->nr_slots ? pos : pos - r->nr_slots];
 }
 
+/*
+ * What the fast path may do with r's head: write its room's positions, at
+ * its lap's lap_data.  The head knows its lap, and room never reaches a
+ * lap's last slot.
+ */
+static void check_lap(const struct hwt_ring *r)
+{
+	unsigned long head = (unsigned long)r->head.a, pos = pos_of(r);
+	unsigned long room = head & HWT_ROOM_MASK, lap = pos >= r->nr_slots;
+	unsigned long lap_end = lap ? span(r) : r->nr_slots;
+
+	check(!!(head & HWT_HEAD_LAP) == lap, "ring %u: position %lu, lap bit %d",
+	      r->meta->chunk, pos, !!(head & HWT_HEAD_LAP));
+	check((struct hwt_event *)r->lap_data[lap] + pos == slot(r, pos),
+	      "ring %u: lap_data[%lu] is not position %lu's lap", r->meta->chunk,
+	      lap, pos);
+	check(!room || pos + room < lap_end,
+	      "ring %u: room %lu from position %lu reaches its lap's last slot (%lu)",
+	      r->meta->chunk, room, pos, lap_end - 1);
+}
+
 static unsigned long lost_total(const struct hwt_event *e)
 {
 	return (unsigned long)e->par1 << 32 | e->par2;
@@ -191,10 +213,11 @@ static void reserved(struct sring *s, unsigned long old)
 		      "ring %d/%d reserved position %lu, which the consumer (tail %llu) has not consumed",
 		      r->meta->chunk, s->cpu, pos,
 		      (unsigned long long)r->meta->data_tail);
-	else if ((unsigned long)r->written.a >= r->nr_slots)
+	else if (s->reservations >= r->nr_slots)
 		gone_add(s, (struct gone){ *slot(r, pos),
 			s->lost_at[pos_add(r, pos, -(long)r->nr_slots)],
 			s->fill_at[pos_add(r, pos, -(long)r->nr_slots)] });
+	s->reservations++;
 }
 
 /* With HWT_MODEL_TRACE set: every point, for reading an interleaving. */
@@ -251,6 +274,8 @@ void shim_point(enum shim_at at, const volatile void *addr, unsigned long val)
 			sim.head_cas_failed++;
 		else if (s)
 			reserved(s, val);
+		if (s)
+			check_lap(s->r);
 	}
 	if (sim.irq)
 		sim.irq(at, addr);
@@ -501,6 +526,7 @@ static void sim_check(void)
 		u64 last_ts = 0;
 
 		written = r->written.a;
+		check_lap(r);
 		check_op(r->nest.a, ==, 0);
 		check_op(m->data_head, ==, pos_of(r));
 		check_op(m->written, ==, written);
@@ -883,8 +909,10 @@ static void nest_before_head_then_fifth(enum shim_at at, const volatile void *ad
 		sim_irq_event();
 	}
 	else if (sim.depth == 4 && (at == SHIM_CYCLES || at == SHIM_MONO) &&
-		 sim.attempted < 5)
+		 !nested_once[4]) {
+		nested_once[4] = true;
 		sim_irq_event();
+	}
 }
 
 /*
@@ -907,6 +935,36 @@ START_TEST(loss_in_reservation_fails_cmpxchg)
 	ck_assert_uint_eq(sim.head_cas_failed, 1);
 	ck_assert_uint_eq(r->lost.a, 1);
 	EXPECT(r, 0, { HWT_EV_LOST, 1 }, { EV, 4 }, { EV, 3 }, { EV, 2 }, { EV, 1 });
+	sim_check();
+}
+END_TEST
+
+/*
+ * The same in the slow path, where the room was 0 already: the fourth
+ * writer reserves a lap's last slot.  The fifth's loss still moves the
+ * head word (its loss generation), so the fourth's reservation fails and
+ * reads the loss count again; its slot reports the loss.
+ */
+START_TEST(loss_in_slow_reservation_fails_cmpxchg)
+{
+	struct hwt_ring *r;
+
+	sim_reset(_i == 0);
+	r = sim_start(sim_chunk(HWT_CHUNK_STOP, 64, 8));
+	sim_events(64);
+	sim_consume(r, 64);
+	sim_events(7);
+	ck_assert_uint_eq(pos_of(r), 71);
+	ck_assert_uint_eq(r->head.a & HWT_ROOM_MASK, 0);
+	memset(nested_once, 0, sizeof(nested_once));
+	sim.irq = nest_before_head_then_fifth;
+	sim.head_cas_failed = 0;
+	sim_event();
+	sim.irq = NULL;
+	ck_assert_uint_eq(sim.attempted, 64 + 7 + 5);
+	ck_assert_uint_eq(sim.head_cas_failed, 1);
+	ck_assert_uint_eq(r->lost.a, 1);
+	EXPECT(r, 71, { HWT_EV_LOST, 1 }, { EV, 75 }, { EV, 74 }, { EV, 73 }, { EV, 72 });
 	sim_check();
 }
 END_TEST
@@ -1166,6 +1224,42 @@ static void setup_cyc(void)
 	sim_events(14);
 }
 
+/* STOP, 8 + 4, at the first lap's last slot (11), three records held */
+static void setup_lap(void)
+{
+	struct hwt_ring *r = sim_start(sim_chunk(HWT_CHUNK_STOP, 8, 4));
+
+	sim_events(8);
+	sim_consume(r, 8);
+	sim_events(3);
+}
+
+/* STOP, 8 + 4, at the last position (23), seven records held */
+static void setup_wrap(void)
+{
+	struct hwt_ring *r = sim_start(sim_chunk(HWT_CHUNK_STOP, 8, 4));
+
+	sim_events(8);
+	sim_consume(r, 8);
+	sim_events(8);
+	sim_consume(r, 8);
+	sim_events(7);
+}
+
+/* CYC, 8 + 4, at the first lap's last slot: the next but one overwrites */
+static void setup_cyc_lap(void)
+{
+	sim_start(sim_chunk(HWT_CHUNK_CYC, 8, 4));
+	sim_events(11);
+}
+
+/* CYC, 8 + 4, at the last position (23), wrapped */
+static void setup_cyc_wrap(void)
+{
+	sim_start(sim_chunk(HWT_CHUNK_CYC, 8, 4));
+	sim_events(23);
+}
+
 /* JTN, 4 + 4, full, linked to a STOP chunk */
 static void setup_jtn(void)
 {
@@ -1182,6 +1276,10 @@ static const struct scenario scenarios[] = {
 	{ "full", setup_full, { "NNN", "sN", "sNN", "CN", "NC", "NNC" } },
 	{ "lost", setup_lost, { "NNN", "sN", "sNN", "CN", "NC", "NNC" } },
 	{ "cyc", setup_cyc, { "NNNN", "sN", "sNN" } },
+	{ "lap", setup_lap, { "NNNN", "sN", "sNN", "sC", "CN", "NC" } },
+	{ "wrap", setup_wrap, { "NNNN", "sN", "sNN", "sC", "CN", "NC" } },
+	{ "cyc_lap", setup_cyc_lap, { "NNNN", "sN", "sNN" } },
+	{ "cyc_wrap", setup_cyc_wrap, { "NNNN", "sN", "sNN" } },
 	{ "jtn", setup_jtn, { "NNN", "sN", "sNN", "sC", "CN", "NC" } },
 };
 
@@ -1224,6 +1322,7 @@ int main(void)
 	tc = tcase_create("loss");
 	tcase_add_loop_test(tc, loss_reported_after_drain, 0, 2);
 	tcase_add_loop_test(tc, loss_in_reservation_fails_cmpxchg, 0, 2);
+	tcase_add_loop_test(tc, loss_in_slow_reservation_fails_cmpxchg, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("modes");
 	tcase_add_loop_test(tc, cyc_overwrites, 0, 2);

@@ -115,6 +115,7 @@ typedef struct { int counter; } atomic_t;	/* struct hwt_chunk has one */
 	(void)(&__a == &__b); __a < __b ? __a : __b; })
 #define max(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b);	\
 	(void)(&__a == &__b); __a > __b ? __a : __b; })
+#define min3(a, b, c)	min(min(a, b), c)
 #define min_t(t, a, b)		min((t)(a), (t)(b))
 
 /* the record's byte order: the host's (glibc defines both names) */
