@@ -18,14 +18,14 @@
  * anything else.  For a STOP/JTN ring it counts up to the event that
  * reaches the watermark or fills the normal area, as of the consumer
  * position the slow path last read; for a CYC ring it is as large as the
- * field; never past the lap (below).  What must stop the fast path (a loss to report, the CPU
- * stopping) sets room to 0 in the same word, so a writer that reserved on
- * the old word fails its cmpxchg and looks again; a stopped CPU's ring is
- * also marked closed there, and refuses events until its next start
- * record.  A loss also moves the word's loss generation, even where the
- * room was 0 already: the loss count a reservation read is the count at
- * its cmpxchg.  The fast path thus reads neither the consumer's cache
- * line nor the loss counters.
+ * field; neither goes past the lap (below).  What must stop the fast path
+ * (a loss to report, the CPU stopping) sets room to 0 in the same word, so
+ * a writer that reserved on the old word fails its cmpxchg and looks
+ * again; a stopped CPU's ring is also marked closed there, and refuses
+ * events until its next start record.  A loss also moves the word's loss
+ * generation, even where the room was 0 already: the loss count a
+ * reservation read is the count at its cmpxchg.  The fast path thus reads
+ * neither the consumer's cache line nor the loss counters.
  *
  * Reserve is one local cmpxchg on head (position + 1, room - 1), retried if
  * a nested writer (an IRQ or NMI on this CPU) moved it meanwhile.  The
