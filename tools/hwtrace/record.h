@@ -4,7 +4,8 @@
  *
  *   cmd_record.c    options, backend choice, chunks and filters, the child,
  *                   teardown and the summary
- *   record_drain.c  the drain: rings -> .hwt file or UDP, live and at the end
+ *   record_drain.c  the drain: rings -> .hwt file or UDP, live (a thread per
+ *                   CPU where the backend drains CPU by CPU) and at the end
  *   record_bpf.c    the BPF backend (opening it, its rec_backend calls)
  *
  * The drain sees a backend only through struct rec_backend, so it can be
@@ -14,6 +15,7 @@
 #define HWTRACE_RECORD_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,6 +31,12 @@ struct rec_backend {
 	int (*disable)(struct rec *r);
 	/* stream: wait (at most timeout_ms) for records, pass them to fn */
 	int64_t (*poll)(struct rec *r, int timeout_ms, hwt_sink_fn_t fn);
+	/*
+	 * The same for one CPU's rings, from that CPU's drain thread, if the
+	 * backend has it (NULL: poll() from one thread).  fn locks r->lock.
+	 */
+	int64_t (*poll_cpu)(struct rec *r, uint32_t cpu, int timeout_ms,
+			    hwt_sink_fn_t fn);
 	/* tracing off: everything the rings hold (STOP drained, CYC saved) */
 	int64_t (*consume)(struct rec *r, hwt_sink_fn_t fn);
 	/* task and irq names since the last call; 0 none, -EOPNOTSUPP never */
@@ -66,6 +74,18 @@ struct rec {
 	int quiet;			/* no status line */
 	pid_t child;			/* the command; -1 none or reaped */
 	int child_status;
+
+	/*
+	 * Drain threads, one per CPU (poll_cpu): each has its own share of
+	 * the CPU, as trace-cmd's per-CPU readers do, so a loaded machine
+	 * starves them less than one drain.  lock: the output and the
+	 * counts below, which they share with the main thread.
+	 */
+	pthread_mutex_t lock;
+	pthread_t *drainers;
+	uint32_t nr_drainers;
+	int drainers_stop;		/* atomic */
+	int drainers_err;		/* atomic: the first error, -errno */
 
 	/* what the drain saw */
 	uint64_t *cpu_records;		/* [ver.nr_cpus] */

@@ -7,11 +7,17 @@
  *                     duration, a flush and a status line every so often
  *   rec_drain_rest()  tracing off: the rest, then the output closed
  *
+ * With a backend that drains CPU by CPU (poll_cpu), each CPU's rings have
+ * a drain thread of their own, and the main thread keeps the rest: names,
+ * the child, flushes, the status line.  r->lock serialises the output.
+ *
  * The backend is reached only through r->be (record.h).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,6 +46,7 @@ double rec_now(void)
 
 int rec_alloc(struct rec *r)
 {
+	pthread_mutex_init(&r->lock, NULL);
 	r->cpu_records = calloc(r->ver.nr_cpus, sizeof(*r->cpu_records));
 	r->lost = calloc(r->ver.nr_cpus, sizeof(*r->lost));
 	r->ow = calloc(r->ver.nr_cpus, sizeof(*r->ow));
@@ -52,6 +59,7 @@ void rec_free(struct rec *r)
 	free(r->lost);
 	free(r->ow);
 	r->cpu_records = r->lost = r->ow = NULL;
+	pthread_mutex_destroy(&r->lock);
 }
 
 int rec_parse_rt_prio(const char *s, int *prio)
@@ -133,7 +141,7 @@ static void send_end(struct rec *r)
 		errmsg("sending the end-of-trace packet: %s", strerror(-len));
 }
 
-/* Where every drained run of records goes. */
+/* Where every drained run of records goes, from any drain thread. */
 static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
 {
 	struct rec *r = ctx;
@@ -141,13 +149,15 @@ static int sink(void *ctx, uint32_t cpu, const struct hwt_event *ev, size_t n)
 
 	if (cpu >= r->ver.nr_cpus)
 		return -EPROTO;
+	pthread_mutex_lock(&r->lock);
 	err = r->udp >= 0 ? send_packets(r, cpu, ev, n) :
 			    hwt_writer_add(r->w, cpu, ev, n);
-	if (err)
-		return err;
-	r->cpu_records[cpu] += n;
-	r->total += n;
-	return 0;
+	if (!err) {
+		r->cpu_records[cpu] += n;
+		r->total += n;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return err;
 }
 
 /* Name records go into the file as they come. */
@@ -157,6 +167,7 @@ static void pump_names(struct rec *r)
 	int n = 0;
 
 	while (r->names_ok && (n = r->be->read_names(r, names, 64)) > 0) {
+		pthread_mutex_lock(&r->lock);
 		for (int i = 0; r->w && i < n; i++) {
 			names[i].name[HWT_NAME_LEN - 1] = '\0';
 			if (names[i].kind == HWT_NAME_TASK)
@@ -165,6 +176,7 @@ static void pump_names(struct rec *r)
 			else if (names[i].kind == HWT_NAME_IRQ)
 				hwt_writer_add_irq(r->w, names[i].id, names[i].name);
 		}
+		pthread_mutex_unlock(&r->lock);
 	}
 	if (r->names_ok && n < 0) {
 		if (n != -EOPNOTSUPP)
@@ -183,9 +195,11 @@ static void counters(struct rec *r)
 	r->be->counters(r, r->lost, r->ow, &r->fill);
 	if (!r->w)
 		return;
+	pthread_mutex_lock(&r->lock);
 	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus; cpu++)
 		hwt_writer_set_lost(r->w, cpu, r->lost[cpu], r->ow[cpu]);
 	hwt_writer_set_lost_nocpu(r->w, r->missed);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static uint64_t sum(const uint64_t *v, uint32_t n)
@@ -199,16 +213,20 @@ static uint64_t sum(const uint64_t *v, uint32_t n)
 
 static void status_line(struct rec *r, uint64_t *last_total, double *last_t)
 {
-	double t = rec_now();
-	double rate = t > *last_t ? (double)(r->total - *last_total) / (t - *last_t) : 0;
+	double t = rec_now(), rate;
+	uint64_t total, written;
 	char bytes[32];
 
-	format_bytes(r->w ? hwt_writer_bytes(r->w) : r->total * HWT_EVENT_SIZE,
-		     bytes, sizeof(bytes));
+	pthread_mutex_lock(&r->lock);
+	total = r->total;
+	written = r->w ? hwt_writer_bytes(r->w) : total * HWT_EVENT_SIZE;
+	pthread_mutex_unlock(&r->lock);
+	rate = t > *last_t ? (double)(total - *last_total) / (t - *last_t) : 0;
+	format_bytes(written, bytes, sizeof(bytes));
 	fprintf(stderr, "\r%s: %7.1f s %12" PRIu64 " events %10.0f ev/s %11s  lost %-8" PRIu64
-		" fill %3" PRIu64 "%% ", prog, t - r->t0, r->total, rate, bytes,
+		" fill %3" PRIu64 "%% ", prog, t - r->t0, total, rate, bytes,
 		sum(r->lost, r->ver.nr_cpus), r->fill);
-	*last_total = r->total;
+	*last_total = total;
 	*last_t = t;
 }
 
@@ -224,6 +242,85 @@ static int drain_once(struct rec *r)
 	return 0;
 }
 
+struct drainer {
+	struct rec *r;
+	uint32_t cpu;
+};
+
+/* One CPU's drain thread: its rings, until told to stop or an error. */
+static void *drainer(void *arg)
+{
+	struct drainer *d = arg;
+	struct rec *r = d->r;
+
+	while (!__atomic_load_n(&r->drainers_stop, __ATOMIC_RELAXED)) {
+		int64_t n = r->be->poll_cpu(r, d->cpu, 100, sink);
+
+		if (n < 0 && n != -EINTR) {
+			int none = 0;
+
+			__atomic_compare_exchange_n(&r->drainers_err, &none, (int)n, 0,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	free(d);
+	return NULL;
+}
+
+/*
+ * A drain thread per CPU, with every signal blocked (they are the main
+ * thread's) and its scheduling policy (-r).  0 or -errno.
+ */
+static int drainers_start(struct rec *r)
+{
+	sigset_t all, old;
+	int ret = 0;
+
+	r->drainers = calloc(r->ver.nr_cpus, sizeof(*r->drainers));
+	if (!r->drainers)
+		return -ENOMEM;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus && !ret; cpu++) {
+		struct drainer *d = malloc(sizeof(*d));
+
+		if (!d) {
+			ret = -ENOMEM;
+			break;
+		}
+		*d = (struct drainer){ r, cpu };
+		ret = -pthread_create(&r->drainers[cpu], NULL, drainer, d);
+		if (ret)
+			free(d);
+		else
+			r->nr_drainers++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* Each drain thread ends within its poll's timeout. */
+static void drainers_stop(struct rec *r)
+{
+	__atomic_store_n(&r->drainers_stop, 1, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < r->nr_drainers; i++)
+		pthread_join(r->drainers[i], NULL);
+	free(r->drainers);
+	r->drainers = NULL;
+	r->nr_drainers = 0;
+}
+
+/* The first error of a drain thread, said; 0 if none. */
+static int drainers_error(struct rec *r)
+{
+	int err = __atomic_load_n(&r->drainers_err, __ATOMIC_RELAXED);
+
+	if (err)
+		errmsg("draining: %s", strerror(-err));
+	return err;
+}
+
 void rec_drain(struct rec *r)
 {
 	double last_status, last_flush, t;
@@ -231,14 +328,23 @@ void rec_drain(struct rec *r)
 	int ret;
 
 	r->t0 = last_status = last_flush = rec_now();
-	while (!stop_requested) {
-		if (r->mode == MODE_STREAM) {
+	if (r->mode == MODE_STREAM && r->be->poll_cpu) {
+		r->err = drainers_start(r);
+		if (r->err)
+			errmsg("drain threads: %s", strerror(-r->err));
+	}
+	while (!stop_requested && !r->err) {
+		if (r->mode == MODE_STREAM && !r->nr_drainers) {
 			r->err = drain_once(r);
 			if (r->err)
 				break;
 		} else {
+			/* the rings are the drain threads' or stay till the end */
 			struct timespec ts = { .tv_nsec = 100 * 1000000 };
 
+			r->err = drainers_error(r);
+			if (r->err)
+				break;
 			nanosleep(&ts, NULL);
 		}
 		pump_names(r);
@@ -252,7 +358,9 @@ void rec_drain(struct rec *r)
 		if (t - last_flush >= 1.0) {
 			counters(r);
 			/* a crash now loses at most the last second */
+			pthread_mutex_lock(&r->lock);
 			ret = r->w ? hwt_writer_flush(r->w) : 0;
+			pthread_mutex_unlock(&r->lock);
 			if (ret < 0) {
 				r->err = ret;
 				errmsg("%s: %s", r->out, strerror(-ret));
@@ -263,6 +371,7 @@ void rec_drain(struct rec *r)
 		if (!r->quiet && t - last_status >= 0.5)
 			status_line(r, &last_total, &last_status);
 	}
+	drainers_stop(r);
 	if (!r->quiet)
 		fputc('\n', stderr);
 }

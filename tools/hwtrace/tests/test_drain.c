@@ -27,6 +27,9 @@ static struct {
 	int give;		/* polls that hand over records, the rest none */
 	uint32_t seq[NCPU];	/* next record's par2 per CPU */
 	int names_given;
+	/* per CPU, each its drain thread's own: polls; the poll that fails */
+	int cpu_polls[NCPU], cpu_fail_at[NCPU];
+	int cpu_give;		/* polls of a CPU that hand over records */
 } fake;
 
 static int fake_enable(struct rec *r)
@@ -43,26 +46,49 @@ static int fake_disable(struct rec *r)
 	return 0;
 }
 
-/* PER_POLL records on each CPU, numbered, ts growing */
-static int64_t hand_over(struct rec *r, hwt_sink_fn_t fn)
+/* PER_POLL records of one CPU, numbered, ts growing */
+static int64_t hand_over_cpu(struct rec *r, uint32_t cpu, hwt_sink_fn_t fn)
 {
 	struct hwt_event ev[PER_POLL];
 
-	for (uint32_t cpu = 0; cpu < NCPU; cpu++) {
-		for (int i = 0; i < PER_POLL; i++) {
-			uint64_t ts = 1000 + (uint64_t)fake.seq[cpu] * 10 + cpu;
+	for (int i = 0; i < PER_POLL; i++) {
+		uint64_t ts = 1000 + (uint64_t)fake.seq[cpu] * 10 + cpu;
 
-			memset(&ev[i], 0, sizeof(ev[i]));
-			ev[i].code = HWT_EV_TASK_SCHEDULE;
-			ev[i].tsc_hi = (uint32_t)(ts >> 32);
-			ev[i].tsc_lo = (uint32_t)ts;
-			ev[i].par2 = fake.seq[cpu]++;
-		}
-		/* in two runs, as a ring that wraps */
-		if (fn(r, cpu, ev, 30) || fn(r, cpu, ev + 30, PER_POLL - 30))
-			return -EIO;
+		memset(&ev[i], 0, sizeof(ev[i]));
+		ev[i].code = HWT_EV_TASK_SCHEDULE;
+		ev[i].tsc_hi = (uint32_t)(ts >> 32);
+		ev[i].tsc_lo = (uint32_t)ts;
+		ev[i].par2 = fake.seq[cpu]++;
 	}
+	/* in two runs, as a ring that wraps */
+	if (fn(r, cpu, ev, 30) || fn(r, cpu, ev + 30, PER_POLL - 30))
+		return -EIO;
+	return PER_POLL;
+}
+
+/* PER_POLL records on each CPU */
+static int64_t hand_over(struct rec *r, hwt_sink_fn_t fn)
+{
+	for (uint32_t cpu = 0; cpu < NCPU; cpu++)
+		if (hand_over_cpu(r, cpu, fn) < 0)
+			return -EIO;
 	return NCPU * PER_POLL;
+}
+
+/* From CPU cpu's drain thread: only its own fields of fake are touched. */
+static int64_t fake_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
+			     hwt_sink_fn_t fn)
+{
+	(void)timeout_ms;
+	ck_assert_uint_lt(cpu, NCPU);
+	fake.cpu_polls[cpu]++;
+	if (fake.cpu_polls[cpu] == fake.cpu_fail_at[cpu])
+		return fake.fail_err;
+	if (fake.cpu_polls[cpu] > fake.cpu_give) {
+		usleep(1000);
+		return 0;
+	}
+	return hand_over_cpu(r, cpu, fn);
 }
 
 static int64_t fake_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)
@@ -121,6 +147,18 @@ static const struct rec_backend fake_backend = {
 	.enable = fake_enable,
 	.disable = fake_disable,
 	.poll = fake_poll,
+	.consume = fake_consume,
+	.read_names = fake_read_names,
+	.counters = fake_counters,
+	.names_lost = fake_names_lost,
+};
+
+/* The same, drained by a thread per CPU. */
+static const struct rec_backend fake_threaded_backend = {
+	.enable = fake_enable,
+	.disable = fake_disable,
+	.poll = fake_poll,
+	.poll_cpu = fake_poll_cpu,
 	.consume = fake_consume,
 	.read_names = fake_read_names,
 	.counters = fake_counters,
@@ -279,6 +317,53 @@ START_TEST(test_child_exit)
 }
 END_TEST
 
+/*
+ * A drain thread per CPU: each CPU's records all in the file, in order,
+ * none from poll(); the threads are joined when the duration ends, and
+ * the final consume follows.
+ */
+START_TEST(test_threads)
+{
+	struct rec r;
+
+	setup_rec(&r, MODE_STREAM);
+	r.be = &fake_threaded_backend;
+	fake.cpu_give = 5;
+	r.duration = 0.2;
+	rec_drain(&r);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_int_eq(fake.polls, 0);
+	ck_assert_uint_eq(r.nr_drainers, 0);
+	for (int c = 0; c < NCPU; c++)
+		ck_assert_int_gt(fake.cpu_polls[c], 5);
+	finish(&r);
+	ck_assert_uint_eq(r.total, 6 * NCPU * PER_POLL);
+	check_file(6 * PER_POLL);
+	rec_free(&r);
+}
+END_TEST
+
+/* A drain thread's error ends the drain, and the other thread stops too. */
+START_TEST(test_threads_error)
+{
+	struct rec r;
+
+	setup_rec(&r, MODE_STREAM);
+	r.be = &fake_threaded_backend;
+	fake.cpu_give = 2;
+	fake.cpu_fail_at[1] = 3;
+	fake.fail_err = -EIO;
+	rec_drain(&r);
+	ck_assert_int_eq(r.err, -EIO);
+	ck_assert_int_eq(fake.cpu_polls[1], 3);
+	finish(&r);
+	ck_assert_int_eq(fake.consumes, 0);
+	ck_assert_uint_eq(r.cpu_records[1], 2 * PER_POLL);
+	unlink(path);
+	rec_free(&r);
+}
+END_TEST
+
 /* stop, cyclic, chain: nothing is polled, all is taken at the end */
 START_TEST(test_stop_mode)
 {
@@ -308,6 +393,8 @@ int main(void)
 	tcase_add_test(tc, test_stream_error);
 	tcase_add_test(tc, test_child_exit);
 	tcase_add_test(tc, test_stop_mode);
+	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_threads_error);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
