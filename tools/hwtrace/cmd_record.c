@@ -119,8 +119,8 @@ static int64_t mod_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)
 
 /*
  * One CPU's stream rings, after a wait on the device.  Its poll() wakes
- * every drain thread when any ring is a quarter full; a thread whose own
- * rings gave nothing then sleeps its wait out, rather than polling again
+ * every drain thread when any ring is a quarter full; a thread none of
+ * whose own rings was then sleeps its wait out, rather than polling again
  * at once while another CPU's ring stays full.
  */
 static int64_t mod_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
@@ -130,7 +130,7 @@ static int64_t mod_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
 	int wait_ms = r->wait_ms && (int)r->wait_ms < timeout_ms ? (int)r->wait_ms : timeout_ms;
 	struct timespec ts = { .tv_nsec = (long)wait_ms * 1000000 };
 	int64_t total = 0;
-	int ready;
+	int ready, mine = 0;
 
 	ready = poll(&pfd, 1, wait_ms);
 	if (ready < 0)
@@ -148,8 +148,10 @@ static int64_t mod_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
 		if (n < 0)
 			return n;
 		total += n;
+		/* the kernel's watermark: a quarter of the normal area */
+		mine |= n > 0 && (uint64_t)n >= m->normal_slots / 4;
 	}
-	if (ready && !total)
+	if (ready && !mine)
 		nanosleep(&ts, NULL);
 	return total;
 }
