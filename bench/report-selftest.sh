@@ -87,6 +87,10 @@ e2e_log | sed -e '/workload=pingpong tracer=trace-cmd/s/time=0.240/time=0.190/' 
 bash "$here/report.sh" "$tmp/bench.log" "$tmp/e2e.log" "$tmp/out" >/dev/null
 expect "pingpong: trace-cmd's median was no slower than none: no ratio."
 expect "(the switches never varied: no lines)"
+# no ratio either when hwtrace's median is below none's (not a negative one)
+e2e_log | sed -e '/workload=pingpong tracer=hwtrace /s/time=0.210/time=0.190/' >"$tmp/e2e.log"
+bash "$here/report.sh" "$tmp/bench.log" "$tmp/e2e.log" "$tmp/out" >/dev/null
+expect "pingpong: hwtrace's median was no slower than none: no ratio."
 
 if [ "$fails" -gt 0 ]; then
 	echo "report-selftest: $fails failed"

@@ -124,8 +124,9 @@ fit() {
 		read -r hw _ _ < <(stats "$outdir/e2e.csv" 1 $w 4 2 hwtrace)
 		read -r tc _ _ < <(stats "$outdir/e2e.csv" 1 $w 4 2 trace-cmd)
 		awk -v hw="$hw" -v tc="$tc" -v none="$none" -v w="$w" 'BEGIN {
-			if (tc > none) printf "%s: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", w, (hw - none) / (tc - none)
-			else printf "%s: trace-cmd'"'"'s median was no slower than none: no ratio.\n", w }'
+			if (tc <= none) printf "%s: trace-cmd'"'"'s median was no slower than none: no ratio.\n", w
+			else if (hw <= none) printf "%s: hwtrace'"'"'s median was no slower than none: no ratio.\n", w
+			else printf "%s: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", w, (hw - none) / (tc - none) }'
 		[ $w = hackbench ] || continue
 		# the same work for every tracer: each one's line through its runs,
 		# read at the median context switches of all runs (inside each
@@ -158,9 +159,12 @@ fit() {
 		echo
 		awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v x="$cs_all" -v base="$at_none" 'BEGIN {
 			hw = a + b * x - base; tc = c + d * x - base
-			if (a != "-" && c != "-" && tc > 0)
-				printf "hackbench at the same work: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s.\n", hw / tc
-			else print "hackbench at the same work: trace-cmd no slower than none, no ratio." }'
+			if (a == "-" || c == "-" || tc <= 0)
+				print "hackbench at the same work: trace-cmd no slower than none, no ratio."
+			else if (hw <= 0)
+				print "hackbench at the same work: hwtrace no slower than none, no ratio."
+			else
+				printf "hackbench at the same work: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s.\n", hw / tc }'
 	done
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
