@@ -14,6 +14,7 @@
 #include <linux/poll.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "hwt.h"
@@ -30,7 +31,11 @@ static int inject_gid = -1;
 module_param(inject_gid, int, 0644);
 MODULE_PARM_DESC(inject_gid, "Group that may open /dev/hwtrace to inject events only (default -1: none)");
 
-#define HWT_FILE_INJECT_ONLY	((void *)1)
+/* One open /dev/hwtrace. */
+struct hwt_file {
+	bool inject_only;	/* LOG_EVENT and GET_VERSION only */
+	int poll_cpu;		/* poll() watches this CPU's rings; -1: all */
+};
 
 static bool hwt_may_trace(void)
 {
@@ -46,23 +51,38 @@ static bool hwt_may_inject(void)
 
 static int hwt_open(struct inode *inode, struct file *file)
 {
-	if (hwt_may_trace()) {
-		file->private_data = NULL;
-		return 0;
-	}
-	if (hwt_may_inject()) {
-		file->private_data = HWT_FILE_INJECT_ONLY;
-		return 0;
-	}
-	return -EPERM;
+	struct hwt_file *f;
+	bool inject_only;
+
+	if (hwt_may_trace())
+		inject_only = false;
+	else if (hwt_may_inject())
+		inject_only = true;
+	else
+		return -EPERM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	f->inject_only = inject_only;
+	f->poll_cpu = -1;
+	file->private_data = f;
+	return 0;
+}
+
+static int hwt_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
 }
 
 static bool hwt_full_access(const struct file *file)
 {
-	return file->private_data != HWT_FILE_INJECT_ONLY;
+	const struct hwt_file *f = file->private_data;
+
+	return !f->inject_only;
 }
 
-static long hwt_get_version(void *buf, unsigned long arg)
+static long hwt_get_version(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	struct hwt_version *v = buf;
 
@@ -90,96 +110,111 @@ static long hwt_get_version(void *buf, unsigned long arg)
  * ioctls take an int (ids, flags, clock): userspace passes one through
  * ioctl()'s varargs, so only the low 32 bits of arg are defined.
  */
-static long hwt_ioc_enable(void *buf, unsigned long arg)
+static long hwt_ioc_enable(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_enable();
 }
 
-static long hwt_ioc_disable(void *buf, unsigned long arg)
+static long hwt_ioc_disable(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	hwt_disable();
 	return 0;
 }
 
-static long hwt_ioc_chunk_create(void *buf, unsigned long arg)
+static long hwt_ioc_chunk_create(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_create(buf);
 }
 
-static long hwt_ioc_chunk_delete(void *buf, unsigned long arg)
+static long hwt_ioc_chunk_delete(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_delete((int)arg);
 }
 
-static long hwt_ioc_set_chunk_flags(void *buf, unsigned long arg)
+static long hwt_ioc_set_chunk_flags(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_set_flags(buf);
 }
 
-static long hwt_ioc_get_chunk_flags(void *buf, unsigned long arg)
+static long hwt_ioc_get_chunk_flags(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_get_flags(buf);
 }
 
-static long hwt_ioc_chunk_select(void *buf, unsigned long arg)
+static long hwt_ioc_chunk_select(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_select((int)arg);
 }
 
-static long hwt_ioc_chunk_link(void *buf, unsigned long arg)
+static long hwt_ioc_chunk_link(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_link(buf);
 }
 
-static long hwt_ioc_get_first_chunk(void *buf, unsigned long arg)
+static long hwt_ioc_get_first_chunk(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_first((unsigned int)arg);
 }
 
-static long hwt_ioc_chunk_table(void *buf, unsigned long arg)
+static long hwt_ioc_chunk_table(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_table(buf);
 }
 
-static long hwt_ioc_set_filter(void *buf, unsigned long arg)
+static long hwt_ioc_set_filter(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_set_filter(buf);
 }
 
-static long hwt_ioc_get_filter(void *buf, unsigned long arg)
+static long hwt_ioc_get_filter(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	*(u32 *)buf = hwt_filter_mask;
 	return 0;
 }
 
-static long hwt_ioc_log_event(void *buf, unsigned long arg)
+static long hwt_ioc_log_event(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_log_user(buf);
 }
 
-static long hwt_ioc_ring_info(void *buf, unsigned long arg)
+static long hwt_ioc_ring_info(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_chunk_ring_info(buf);
 }
 
-static long hwt_ioc_set_clock(void *buf, unsigned long arg)
+static long hwt_ioc_set_clock(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_set_clock((unsigned int)arg);
 }
 
-static long hwt_ioc_probe_info(void *buf, unsigned long arg)
+static long hwt_ioc_probe_info(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_probe_info(buf);
 }
 
-static long hwt_ioc_persist_info(void *buf, unsigned long arg)
+static long hwt_ioc_persist_info(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_persist_info(buf);
 }
 
-static long hwt_ioc_persist_release(void *buf, unsigned long arg)
+static long hwt_ioc_persist_release(struct hwt_file *f, void *buf, unsigned long arg)
 {
 	return hwt_persist_release();
+}
+
+/*
+ * A drain thread per CPU polls its own descriptor: readiness (hwt_ready())
+ * then counts only that CPU's rings, so another CPU's full ring neither
+ * wakes it nor keeps its poll() returning at once.
+ */
+static long hwt_ioc_poll_cpu(struct hwt_file *f, void *buf, unsigned long arg)
+{
+	int cpu = (int)arg;
+
+	if (cpu != -1 && (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)))
+		return -EINVAL;
+	WRITE_ONCE(f->poll_cpu, cpu);
+	return 0;
 }
 
 /* the command may be used on a descriptor opened for injection only */
@@ -193,7 +228,7 @@ static long hwt_ioc_persist_release(void *buf, unsigned long arg)
 struct hwt_ioctl_desc {
 	unsigned int cmd;
 	unsigned int flags;
-	long (*fn)(void *buf, unsigned long arg);
+	long (*fn)(struct hwt_file *f, void *buf, unsigned long arg);
 };
 
 #define HWT_IOCTL(name, handler, fl)					\
@@ -222,6 +257,7 @@ static const struct hwt_ioctl_desc hwt_ioctls[] = {
 	HWT_IOCTL(PROBE_INFO, hwt_ioc_probe_info, 0),
 	HWT_IOCTL(PERSIST_INFO, hwt_ioc_persist_info, 0),
 	HWT_IOCTL(PERSIST_RELEASE, hwt_ioc_persist_release, 0),
+	HWT_IOCTL(POLL_CPU, hwt_ioc_poll_cpu, HWT_IOC_UNLOCKED),
 };
 
 /* The command's entry, or NULL: anything not listed exactly is -ENOTTY. */
@@ -269,10 +305,10 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 
 	if (ioc->flags & HWT_IOC_UNLOCKED) {
-		ret = ioc->fn(&buf, arg);
+		ret = ioc->fn(file->private_data, &buf, arg);
 	} else {
 		mutex_lock(&hwt_lock);
-		ret = ioc->fn(&buf, arg);
+		ret = ioc->fn(file->private_data, &buf, arg);
 		mutex_unlock(&hwt_lock);
 	}
 
@@ -293,8 +329,10 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 /* Readable when a ring reaches its watermark (see hwt_ready()). */
 static __poll_t hwt_poll(struct file *file, poll_table *wait)
 {
+	const struct hwt_file *f = file->private_data;
+
 	poll_wait(file, &hwt_wait, wait);
-	return hwt_ready() ? EPOLLIN | EPOLLRDNORM : 0;
+	return hwt_ready(READ_ONCE(f->poll_cpu)) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static void hwt_vma_open(struct vm_area_struct *vma)
@@ -390,6 +428,7 @@ out:
 static const struct file_operations hwt_fops = {
 	.owner = THIS_MODULE,
 	.open = hwt_open,
+	.release = hwt_release,
 	.read = hwt_read,
 	.poll = hwt_poll,
 	.unlocked_ioctl = hwt_ioctl,

@@ -139,7 +139,7 @@ void hwt_report_lost(struct hwt_ring *r);
 extern struct wait_queue_head hwt_wait;
 void hwt_wakeup(void);
 void hwt_wakeup_exit(void);
-bool hwt_ready(void);
+bool hwt_ready(int only_cpu);
 
 /* probes.c: tracepoints -> hwt_record() */
 int hwt_probes_init(void);

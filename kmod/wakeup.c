@@ -30,18 +30,19 @@ void hwt_wakeup(void)
 }
 
 /*
- * poll() readiness: a ring at its watermark, names piling up, or tracing
- * off (the consumer drains what is left and stops).  Lockless, so that a
+ * poll() readiness: a ring at its watermark (of cpu only, unless cpu is
+ * -1), names piling up (for a poller of every CPU: the one that reads
+ * them), or tracing off (the consumer drains what is left and stops).  Lockless, so that a
  * consumer never waits behind hwt_lock (held across big allocations and
  * grace periods) while its rings fill: a chunk is published with release
  * and freed only after a grace period (hwt_chunk_delete).
  */
-bool hwt_ready(void)
+bool hwt_ready(int only_cpu)
 {
 	bool ready = false;
 	int id, cpu;
 
-	if (!READ_ONCE(hwt_enabled) || hwt_names_ready())
+	if (!READ_ONCE(hwt_enabled) || (only_cpu < 0 && hwt_names_ready()))
 		return true;
 	rcu_read_lock();
 	for (id = 0; id < HWT_MAX_CHUNKS && !ready; id++) {
@@ -50,7 +51,8 @@ bool hwt_ready(void)
 		if (!c || HWT_CHUNK_MODE(READ_ONCE(c->flags)) == HWT_CHUNK_CYC)
 			continue;
 		for_each_possible_cpu(cpu)
-			if (hwt_ring_fill(&c->rings[cpu]) >= c->rings[cpu].watermark)
+			if ((only_cpu < 0 || cpu == only_cpu) &&
+			    hwt_ring_fill(&c->rings[cpu]) >= c->rings[cpu].watermark)
 				ready = true;
 	}
 	rcu_read_unlock();

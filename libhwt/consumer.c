@@ -9,10 +9,17 @@
  * steadily.  The consumer sleeps before every drain, even when there is
  * data: one that never sleeps looks like a CPU hog to the scheduler, which
  * starves it under load until its rings overflow.
+ *
+ * hwt_consumer_poll_cpu() is the same for one CPU, for a drain thread per
+ * CPU: it waits on a descriptor of its own that the kernel wakes for that
+ * CPU's rings only (HWT_IOC_POLL_CPU), so another CPU's full ring neither
+ * wakes it nor keeps its poll() from sleeping.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -22,6 +29,7 @@ struct hwt_consumer {
 	struct hwt_dev *dev;
 	uint32_t wait_us;
 	uint32_t nr_cpus;
+	int *cpu_fd;			/* [nr_cpus]: poll_cpu's descriptors, -1 unopened */
 	struct hwt_ring **rings;	/* chunk by chunk, CPU by CPU */
 	size_t nr_rings, cap_rings;
 };
@@ -42,6 +50,13 @@ int hwt_consumer_new(struct hwt_consumer **out, struct hwt_dev *d,
 		return hwt_err(-ENOMEM);
 	c->dev = d;
 	c->nr_cpus = v.nr_cpus;
+	c->cpu_fd = malloc(v.nr_cpus * sizeof(*c->cpu_fd));
+	if (!c->cpu_fd) {
+		free(c);
+		return hwt_err(-ENOMEM);
+	}
+	for (uint32_t cpu = 0; cpu < v.nr_cpus; cpu++)
+		c->cpu_fd[cpu] = -1;
 	c->wait_us = HWT_OPT(opts, wait_us, 0);
 	if (!c->wait_us)
 		c->wait_us = DEFAULT_WAIT_US;
@@ -55,6 +70,10 @@ void hwt_consumer_free(struct hwt_consumer *c)
 		return;
 	for (size_t i = 0; i < c->nr_rings; i++)
 		hwt_ring_unmap(c->rings[i]);
+	for (uint32_t cpu = 0; cpu < c->nr_cpus; cpu++)
+		if (c->cpu_fd[cpu] >= 0)
+			close(c->cpu_fd[cpu]);
+	free(c->cpu_fd);
 	free(c->rings);
 	free(c);
 }
@@ -100,8 +119,11 @@ struct hwt_ring *hwt_consumer_ring(const struct hwt_consumer *c, size_t i)
 	return i < c->nr_rings ? c->rings[i] : NULL;
 }
 
+#define ALL_CPUS	UINT32_MAX
+
+/* The rings of cpu (or ALL_CPUS), CYC ones too if cyc. */
 static int64_t consume(struct hwt_consumer *c, unsigned int flags, int cyc,
-		       hwt_sink_fn_t sink, void *ctx)
+		       uint32_t cpu, hwt_sink_fn_t sink, void *ctx)
 {
 	int64_t total = 0;
 
@@ -109,6 +131,8 @@ static int64_t consume(struct hwt_consumer *c, unsigned int flags, int cyc,
 		const struct hwt_ring_meta *m = hwt_ring_meta(c->rings[i]);
 		int64_t n;
 
+		if (cpu != ALL_CPUS && hwt_ring_cpu(c->rings[i]) != cpu)
+			continue;
 		if (!cyc && HWT_CHUNK_MODE(__atomic_load_n(&m->flags,
 							   __ATOMIC_RELAXED)) ==
 			    HWT_CHUNK_CYC)
@@ -124,21 +148,71 @@ static int64_t consume(struct hwt_consumer *c, unsigned int flags, int cyc,
 int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
 			     hwt_sink_fn_t sink, void *ctx)
 {
-	return consume(c, flags, 1, sink, ctx);
+	return consume(c, flags, 1, ALL_CPUS, sink, ctx);
+}
+
+/* Sleep on fd until it is ready, wait_us or timeout_ms. */
+static int wait_ready(const struct hwt_consumer *c, int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int wait_ms = (int)(c->wait_us / 1000) ?: 1;
+
+	if (timeout_ms >= 0 && timeout_ms < wait_ms)
+		wait_ms = timeout_ms;
+	return poll(&pfd, 1, wait_ms) < 0 ? hwt_err(-errno) : 0;
 }
 
 /* CYC rings are skipped: a snapshot of them would repeat what it gave. */
 int64_t hwt_consumer_poll(struct hwt_consumer *c, int timeout_ms,
 			  hwt_sink_fn_t sink, void *ctx)
 {
-	struct pollfd pfd = { .fd = hwt_dev_fd(c->dev), .events = POLLIN };
-	int wait_ms = (int)(c->wait_us / 1000) ?: 1;
+	int err = wait_ready(c, hwt_dev_fd(c->dev), timeout_ms);
 
-	if (timeout_ms >= 0 && timeout_ms < wait_ms)
-		wait_ms = timeout_ms;
-	if (poll(&pfd, 1, wait_ms) < 0)
-		return hwt_err(-errno);
-	return consume(c, 0, 0, sink, ctx);
+	return err ? err : consume(c, 0, 0, ALL_CPUS, sink, ctx);
+}
+
+static int has_cpu(const struct hwt_consumer *c, uint32_t cpu)
+{
+	for (size_t i = 0; i < c->nr_rings; i++)
+		if (hwt_ring_cpu(c->rings[i]) == cpu)
+			return 1;
+	return 0;
+}
+
+/* This CPU's descriptor, opened and scoped to the CPU on first use. */
+static int cpu_fd(struct hwt_consumer *c, uint32_t cpu)
+{
+	int fd;
+
+	if (c->cpu_fd[cpu] >= 0)
+		return c->cpu_fd[cpu];
+	fd = hwt_dev_reopen(c->dev);
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, HWT_IOC_POLL_CPU, (unsigned long)cpu) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return hwt_err(err);
+	}
+	c->cpu_fd[cpu] = fd;
+	return fd;
+}
+
+int64_t hwt_consumer_poll_cpu(struct hwt_consumer *c, uint32_t cpu,
+			      int timeout_ms, hwt_sink_fn_t sink, void *ctx)
+{
+	int fd, err;
+
+	if (cpu >= c->nr_cpus)
+		return hwt_err(-EINVAL);
+	if (!has_cpu(c, cpu))
+		return hwt_err(-ENOENT);
+	fd = cpu_fd(c, cpu);
+	if (fd < 0)
+		return fd;
+	err = wait_ready(c, fd, timeout_ms);
+	return err ? err : consume(c, 0, 0, cpu, sink, ctx);
 }
 
 int hwt_consumer_epoll_fd(const struct hwt_consumer *c)

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 struct hwt_dev {
 	int fd;
+	char *path;		/* for hwt_dev_reopen() */
 };
 
 /* ioctl() with the result as a negative errno. */
@@ -40,9 +42,15 @@ int hwt_dev_open(struct hwt_dev **out, const char *path)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return hwt_err(-ENOMEM);
-	d->fd = open(path ? path : HWT_DEV_PATH, O_RDWR | O_CLOEXEC);
+	d->path = strdup(path ? path : HWT_DEV_PATH);
+	if (!d->path) {
+		free(d);
+		return hwt_err(-ENOMEM);
+	}
+	d->fd = open(d->path, O_RDWR | O_CLOEXEC);
 	if (d->fd < 0) {
 		err = -errno;
+		free(d->path);
 		free(d);
 		return hwt_err(err);
 	}
@@ -55,7 +63,16 @@ void hwt_dev_close(struct hwt_dev *d)
 	if (!d)
 		return;
 	close(d->fd);
+	free(d->path);
 	free(d);
+}
+
+/* A second open file of the device: its own poll() scope. */
+int hwt_dev_reopen(const struct hwt_dev *d)
+{
+	int fd = open(d->path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? hwt_err(-errno) : fd;
 }
 
 int hwt_dev_fd(const struct hwt_dev *d)

@@ -50,6 +50,9 @@ static inline uint32_t hwt_crc32(uint32_t crc, const void *buf, size_t len)
 	return (uint32_t)crc32(c, p, (uInt)len);
 }
 
+/* device.c: a new open file of d's device, or -errno */
+HWT_HIDDEN int hwt_dev_reopen(const struct hwt_dev *d);
+
 /* file_fmt.h has the on-disk layout */
 
 /* Records in the file are little-endian, as S.Ha.R.K.'s. */

@@ -6,6 +6,7 @@
  * user events carrying a sequence number in par2.
  */
 #include "hwt_test.h"
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include "kselftest_harness.h"
@@ -505,6 +506,62 @@ TEST_F(rec, poll_wakes_at_watermark)
 	EXPECT_EQ(0, poll(&pfd, 1, 50));
 	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
+}
+
+/*
+ * HWT_IOC_POLL_CPU: a descriptor scoped to one CPU is ready for that CPU's
+ * rings only (and once tracing is off); -1 watches every CPU again.
+ */
+TEST_F(rec, poll_cpu)
+{
+	struct pollfd all = { .fd = self->fd, .events = POLLIN };
+	struct pollfd mine = { .events = POLLIN }, other = { .events = POLLIN };
+	int id;
+
+	mine.fd = hwt_open();
+	ASSERT_LE(0, mine.fd);
+	EXPECT_EQ(-EINVAL, hwt_ioc(mine.fd, HWT_IOC_POLL_CPU, self->ncpu));
+	EXPECT_EQ(-EINVAL, hwt_ioc(mine.fd, HWT_IOC_POLL_CPU, (unsigned int)-2));
+	EXPECT_EQ(-EINVAL, hwt_ioc(mine.fd, HWT_IOC_POLL_CPU, INT_MAX));
+	EXPECT_EQ(0, hwt_ioc(mine.fd, HWT_IOC_POLL_CPU, (unsigned int)-1));
+	ASSERT_EQ(0, hwt_ioc(mine.fd, HWT_IOC_POLL_CPU, 0));
+	if (self->ncpu < 2) {
+		close(mine.fd);
+		SKIP(return, "one CPU: no other CPU's ring to tell apart");
+	}
+	other.fd = hwt_open();
+	ASSERT_LE(0, other.fd);
+	ASSERT_EQ(0, hwt_ioc(other.fd, HWT_IOC_POLL_CPU, 1));
+
+	/* 64 slots: the watermark is 16; the start records take 3 */
+	id = hwt_create(self->fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	EXPECT_EQ(0, poll(&mine, 1, 0));
+	EXPECT_EQ(0, poll(&other, 1, 0));
+	EXPECT_EQ(0, poll(&all, 1, 0));
+
+	/* CPU 0 at its watermark: ready for CPU 0 and for all, not for CPU 1 */
+	ASSERT_EQ(0, hwt_pin(0));
+	for (int i = 0; i < 16 - START_RECS; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
+	EXPECT_EQ(1, poll(&mine, 1, 0));
+	EXPECT_EQ(1, poll(&all, 1, 0));
+	EXPECT_EQ(0, poll(&other, 1, 100));
+
+	/* and CPU 1's: now the other one too */
+	ASSERT_EQ(0, hwt_pin(1));
+	for (int i = 0; i < 16 - START_RECS; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 1, i));
+	EXPECT_EQ(1, poll(&other, 1, 0));
+
+	/* scoped back to every CPU; and all are ready once tracing is off */
+	ASSERT_EQ(0, hwt_ioc(other.fd, HWT_IOC_POLL_CPU, (unsigned int)-1));
+	EXPECT_EQ(1, poll(&other, 1, 0));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	EXPECT_EQ(1, poll(&mine, 1, 0));
+	close(mine.fd);
+	close(other.fd);
 }
 
 TEST_HARNESS_MAIN

@@ -117,43 +117,11 @@ static int64_t mod_poll(struct rec *r, int timeout_ms, hwt_sink_fn_t fn)
 	return hwt_consumer_poll(r->cons, timeout_ms, fn, r);
 }
 
-/*
- * One CPU's stream rings, after a wait on the device.  Its poll() wakes
- * every drain thread when any ring is a quarter full; a thread none of
- * whose own rings was then sleeps its wait out, rather than polling again
- * at once while another CPU's ring stays full.
- */
+/* One CPU's stream rings, after a wait that only they end. */
 static int64_t mod_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
 			    hwt_sink_fn_t fn)
 {
-	struct pollfd pfd = { .fd = hwt_consumer_epoll_fd(r->cons), .events = POLLIN };
-	int wait_ms = r->wait_ms && (int)r->wait_ms < timeout_ms ? (int)r->wait_ms : timeout_ms;
-	struct timespec ts = { .tv_nsec = (long)wait_ms * 1000000 };
-	int64_t total = 0;
-	int ready, mine = 0;
-
-	ready = poll(&pfd, 1, wait_ms);
-	if (ready < 0)
-		return -errno;
-	for (size_t i = 0; i < hwt_consumer_nr_rings(r->cons); i++) {
-		struct hwt_ring *ring = hwt_consumer_ring(r->cons, i);
-		const struct hwt_ring_meta *m = hwt_ring_meta(ring);
-		int64_t n;
-
-		if (hwt_ring_cpu(ring) != cpu ||
-		    HWT_CHUNK_MODE(__atomic_load_n(&m->flags, __ATOMIC_RELAXED)) ==
-		    HWT_CHUNK_CYC)
-			continue;
-		n = hwt_ring_consume(ring, 0, fn, r);
-		if (n < 0)
-			return n;
-		total += n;
-		/* the kernel's watermark: a quarter of the normal area */
-		mine |= n > 0 && (uint64_t)n >= m->normal_slots / 4;
-	}
-	if (ready && !mine)
-		nanosleep(&ts, NULL);
-	return total;
+	return hwt_consumer_poll_cpu(r->cons, cpu, timeout_ms, fn, r);
 }
 
 static int64_t mod_consume(struct rec *r, hwt_sink_fn_t fn)

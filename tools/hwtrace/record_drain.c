@@ -270,27 +270,40 @@ static void *drainer(void *arg)
 
 /*
  * A drain thread per CPU, with every signal blocked (they are the main
- * thread's) and its scheduling policy (-r).  0 or -errno.
+ * thread's) and its scheduling policy (-r), for each CPU that has rings.
+ * A first pass without waiting tells whether the backend can wait per CPU
+ * (-ENOTTY: an older module, which the main thread then drains alone; no
+ * thread started yet).  0 or -errno.
  */
 static int drainers_start(struct rec *r)
 {
 	sigset_t all, old;
 	int ret = 0;
 
+	r->drainers_stop = 0;
+	r->drainers_err = 0;
 	r->drainers = calloc(r->ver.nr_cpus, sizeof(*r->drainers));
 	if (!r->drainers)
 		return -ENOMEM;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (uint32_t cpu = 0; cpu < r->ver.nr_cpus && !ret; cpu++) {
-		struct drainer *d = malloc(sizeof(*d));
+		int64_t n = r->be->poll_cpu(r, cpu, 0, sink);
+		struct drainer *d;
 
+		if (n == -ENOENT)	/* no ring: a hole in the CPU numbers */
+			continue;
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		d = malloc(sizeof(*d));
 		if (!d) {
 			ret = -ENOMEM;
 			break;
 		}
 		*d = (struct drainer){ r, cpu };
-		ret = -pthread_create(&r->drainers[cpu], NULL, drainer, d);
+		ret = -pthread_create(&r->drainers[r->nr_drainers], NULL, drainer, d);
 		if (ret)
 			free(d);
 		else
@@ -330,7 +343,9 @@ void rec_drain(struct rec *r)
 	r->t0 = last_status = last_flush = rec_now();
 	if (r->mode == MODE_STREAM && r->be->poll_cpu) {
 		r->err = drainers_start(r);
-		if (r->err)
+		if (r->err == -ENOTTY)
+			r->err = 0;
+		else if (r->err)
 			errmsg("drain threads: %s", strerror(-r->err));
 	}
 	while (!stop_requested && !r->err) {

@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 
 #define HWT_ABI_MAJOR		1
-#define HWT_ABI_MINOR		1	/* 1: nr_online_cpus */
+#define HWT_ABI_MINOR		2	/* 1: nr_online_cpus; 2: POLL_CPU */
 
 /*
  * The record, exactly S.Ha.R.K.'s: four 32-bit words in host byte order,
@@ -521,5 +521,7 @@ struct hwt_persist_info {
 #define HWT_IOC_PERSIST_INFO	_IOR(HWT_IOC_MAGIC, 0x11, struct hwt_persist_info)
 /* Drop a previous boot's (or a corrupt) trace: the area records again. */
 #define HWT_IOC_PERSIST_RELEASE	_IO(HWT_IOC_MAGIC, 0x12)
+/* This descriptor's poll() watches one CPU's rings (arg: CPU), or all (-1). */
+#define HWT_IOC_POLL_CPU	_IO(HWT_IOC_MAGIC, 0x13)
 
 #endif /* _UAPI_LINUX_HWTRACE_H */

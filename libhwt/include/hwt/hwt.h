@@ -301,6 +301,15 @@ int64_t hwt_consumer_consume(struct hwt_consumer *c, unsigned int flags,
  */
 int64_t hwt_consumer_poll(struct hwt_consumer *c, int timeout_ms,
 			  hwt_sink_fn_t sink, void *ctx);
+/*
+ * hwt_consumer_poll() for one CPU's rings, woken by those alone: for a
+ * drain thread per CPU (calls for different CPUs may run concurrently).
+ * The first call opens the device again for the CPU.  -ENOENT: no ring of
+ * that CPU was added; -ENOTTY: the module predates per-CPU waits (ABI
+ * minor 2).
+ */
+int64_t hwt_consumer_poll_cpu(struct hwt_consumer *c, uint32_t cpu,
+			      int timeout_ms, hwt_sink_fn_t sink, void *ctx);
 /* The file descriptor hwt_consumer_poll() waits on, for the caller's epoll. */
 int hwt_consumer_epoll_fd(const struct hwt_consumer *c);
 

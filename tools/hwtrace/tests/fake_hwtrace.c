@@ -10,11 +10,18 @@
  * -EINVAL.  FAKE_PRESET=cyc:BYTES makes the first open find a cyclic chunk
  * of BYTES per CPU already selected and enabled, its producer run to the
  * end (so that a snapshot of it holds the same records every time).
+ * Every open() of the device is served (each file with its own poll()
+ * scope, HWT_IOC_POLL_CPU), and poll() is ready when the kernel's would
+ * be: tracing off, or a STOP/JTN ring a quarter full.  FAKE_NO_POLL_CPU=1
+ * plays a module older than HWT_IOC_POLL_CPU (-ENOTTY).
  *
  * At exit it prints one line the tests check:
  *   fake-hwtrace: produced=N lost=N overwritten=N chunks=N filter=0xN enabled=N
+ *                 cpu_waits=N
+ * (cpu_waits: HWT_IOC_POLL_CPU calls that scoped a file to one CPU).
  */
 #include <dlfcn.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -51,7 +58,13 @@ struct fchunk {
 	struct fring r[MAXCPU];
 };
 
-static int fake_fd = -1;
+#define MAXFD		(MAXCPU + 4)
+
+static int fake_fd = -1;		/* the first open file of the device */
+static struct ffile {
+	int fd;				/* -1: free */
+	int poll_cpu;			/* -1: every CPU */
+} files[MAXFD] = { [0 ... MAXFD - 1] = { -1, -1 } };
 static int ncpu = 2;
 static uint64_t total = 20000;
 static struct fchunk chunks[MAXCHUNK];
@@ -63,11 +76,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t clock_now = 1000, produced, names_sent;
 static uint64_t max_memory = 64ull << 20, used_memory;
 static int producer_joined;
+static int cpu_waits;
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_ioctl)(int, unsigned long, ...);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+static int (*real_close)(int);
 
 __attribute__((constructor)) static void init(void)
 {
@@ -77,6 +93,8 @@ __attribute__((constructor)) static void init(void)
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_read = dlsym(RTLD_NEXT, "read");
+	real_poll = dlsym(RTLD_NEXT, "poll");
+	real_close = dlsym(RTLD_NEXT, "close");
 	s = getenv("FAKE_CPUS");
 	if (s)
 		ncpu = atoi(s) > 0 && atoi(s) <= MAXCPU ? atoi(s) : 2;
@@ -201,12 +219,29 @@ static int linked_to(int id)
 	return 0;
 }
 
-static int do_ioctl(unsigned long cmd, unsigned long arg)
+/* The open file of the device fd is, or NULL. */
+static struct ffile *fake_file(int fd)
+{
+	for (int i = 0; fd >= 0 && i < MAXFD; i++)
+		if (files[i].fd == fd)
+			return &files[i];
+	return NULL;
+}
+
+static int do_ioctl(int fd, unsigned long cmd, unsigned long arg)
 {
 	void *p = (void *)arg;
 	int id = (int)arg;
 
 	switch (cmd) {
+	case HWT_IOC_POLL_CPU:
+		if (getenv("FAKE_NO_POLL_CPU"))
+			return -ENOTTY;
+		if (id != -1 && (id < 0 || id >= ncpu))
+			return -EINVAL;
+		fake_file(fd)->poll_cpu = id;
+		cpu_waits += id >= 0;
+		return 0;
 	case HWT_IOC_GET_VERSION: {
 		struct hwt_version *v = p;
 
@@ -369,7 +404,7 @@ int ioctl(int fd, unsigned long cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (fd != fake_fd || fd < 0)
+	if (!fake_file(fd))
 		return real_ioctl(fd, cmd, arg);
 	pthread_mutex_lock(&lock);
 	if (cmd == HWT_IOC_DISABLE) {
@@ -385,7 +420,7 @@ int ioctl(int fd, unsigned long cmd, ...)
 		enabled = 0;
 		ret = 0;
 	} else {
-		ret = do_ioctl(cmd, arg);
+		ret = do_ioctl(fd, cmd, arg);
 	}
 	pthread_mutex_unlock(&lock);
 	if (ret < 0) {
@@ -406,11 +441,11 @@ static void preset(void)
 		return;
 	c.normal_size = strtoull(s + 4, NULL, 0);
 	pthread_mutex_lock(&lock);
-	ret = do_ioctl(HWT_IOC_CHUNK_CREATE, (unsigned long)&c);
+	ret = do_ioctl(fake_fd, HWT_IOC_CHUNK_CREATE, (unsigned long)&c);
 	if (!ret)
-		ret = do_ioctl(HWT_IOC_CHUNK_SELECT, (unsigned long)c.id);
+		ret = do_ioctl(fake_fd, HWT_IOC_CHUNK_SELECT, (unsigned long)c.id);
 	if (!ret)
-		ret = do_ioctl(HWT_IOC_ENABLE, 0);
+		ret = do_ioctl(fake_fd, HWT_IOC_ENABLE, 0);
 	pthread_mutex_unlock(&lock);
 	if (ret) {
 		fprintf(stderr, "fake-hwtrace: FAKE_PRESET=%s: %s\n", s, strerror(-ret));
@@ -432,14 +467,84 @@ int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 	va_end(ap);
 	if (dev && !strcmp(path, dev)) {
-		int first = fake_fd < 0;
+		struct ffile *f = NULL;
+		int fd;
 
-		fake_fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (first && fake_fd >= 0)
+		for (int i = 0; !f && i < MAXFD; i++)
+			if (files[i].fd < 0)
+				f = &files[i];
+		if (!f) {
+			errno = EMFILE;
+			return -1;
+		}
+		fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		*f = (struct ffile){ fd, -1 };
+		if (fake_fd < 0) {
+			fake_fd = fd;
 			preset();
-		return fake_fd;
+		}
+		return fd;
 	}
 	return real_open(path, flags, mode);
+}
+
+int close(int fd)
+{
+	struct ffile *f = fake_file(fd);
+
+	if (f && fd != fake_fd)
+		f->fd = -1;
+	return real_close(fd);
+}
+
+/* The kernel's hwt_ready(): tracing off, or a stream ring a quarter full. */
+static int ready(int only_cpu)
+{
+	int yes;
+
+	pthread_mutex_lock(&lock);
+	yes = !enabled;
+	for (int i = 0; i < MAXCHUNK && !yes; i++) {
+		if (!chunks[i].used || HWT_CHUNK_MODE(chunks[i].flags) == HWT_CHUNK_CYC)
+			continue;
+		for (int cpu = 0; cpu < ncpu; cpu++) {
+			struct fring *r = &chunks[i].r[cpu];
+			uint64_t span = 2ull * r->n, tail;
+
+			if (only_cpu >= 0 && cpu != only_cpu)
+				continue;
+			tail = __atomic_load_n(&r->meta->data_tail, __ATOMIC_ACQUIRE);
+			if ((r->head + span - tail) % span >= r->normal / 4)
+				yes = 1;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return yes;
+}
+
+/* glibc declares fds write-only (access attribute): it is read here */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	struct ffile *f = n == 1 ? fake_file(fds[0].fd) : NULL;
+
+	if (!f)
+		return real_poll(fds, n, timeout);
+	for (int waited = 0;; waited++) {
+		struct timespec ts = { .tv_nsec = 1000000 };
+
+		if (ready(f->poll_cpu)) {
+			fds[0].revents = POLLIN;
+			return 1;
+		}
+		if (timeout >= 0 && waited >= timeout) {
+			fds[0].revents = 0;
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
 }
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -451,7 +556,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	int area = tok & 1;
 	struct fring *r;
 
-	if (fd != fake_fd || fd < 0)
+	if (!fake_file(fd))
 		return real_mmap(addr, len, prot, flags, fd, off);
 	if (id >= MAXCHUNK || !chunks[id].used || cpu >= (uint32_t)ncpu) {
 		errno = EINVAL;
@@ -475,7 +580,7 @@ ssize_t read(int fd, void *buf, size_t count)
 		{ .kind = HWT_NAME_IRQ, .id = 9, .name = "acpi" },
 	};
 
-	if (fd != fake_fd || fd < 0)
+	if (!fake_file(fd))
 		return real_read(fd, buf, count);
 	if (names_sent || count < sizeof(names))
 		return 0;
@@ -498,7 +603,7 @@ __attribute__((destructor)) static void report(void)
 		}
 		n += chunks[i].used;
 	}
-	fprintf(stderr, "fake-hwtrace: produced=%llu lost=%llu overwritten=%llu chunks=%d filter=0x%x enabled=%d\n",
+	fprintf(stderr, "fake-hwtrace: produced=%llu lost=%llu overwritten=%llu chunks=%d filter=0x%x enabled=%d cpu_waits=%d\n",
 		(unsigned long long)produced, (unsigned long long)lost,
-		(unsigned long long)ow, n, filter, enabled);
+		(unsigned long long)ow, n, filter, enabled, cpu_waits);
 }

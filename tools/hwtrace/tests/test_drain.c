@@ -30,6 +30,7 @@ static struct {
 	/* per CPU, each its drain thread's own: polls; the poll that fails */
 	int cpu_polls[NCPU], cpu_fail_at[NCPU];
 	int cpu_give;		/* polls of a CPU that hand over records */
+	int cpu_err[NCPU];	/* every poll of this CPU fails so, 0 never */
 } fake;
 
 static int fake_enable(struct rec *r)
@@ -82,6 +83,8 @@ static int64_t fake_poll_cpu(struct rec *r, uint32_t cpu, int timeout_ms,
 	(void)timeout_ms;
 	ck_assert_uint_lt(cpu, NCPU);
 	fake.cpu_polls[cpu]++;
+	if (fake.cpu_err[cpu])
+		return fake.cpu_err[cpu];
 	if (fake.cpu_polls[cpu] == fake.cpu_fail_at[cpu])
 		return fake.fail_err;
 	if (fake.cpu_polls[cpu] > fake.cpu_give) {
@@ -364,6 +367,53 @@ START_TEST(test_threads_error)
 }
 END_TEST
 
+/* A CPU without rings (-ENOENT, a hole in the numbers) gets no thread. */
+START_TEST(test_threads_hole)
+{
+	struct rec r;
+
+	setup_rec(&r, MODE_STREAM);
+	r.be = &fake_threaded_backend;
+	fake.cpu_give = 5;
+	fake.cpu_err[0] = -ENOENT;
+	r.duration = 0.2;
+	rec_drain(&r);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_int_eq(fake.polls, 0);
+	ck_assert_int_eq(fake.cpu_polls[0], 1);	/* the first pass only */
+	ck_assert_int_gt(fake.cpu_polls[1], 5);
+	finish(&r);
+	ck_assert_uint_eq(r.cpu_records[0], PER_POLL);	/* the final consume */
+	ck_assert_uint_eq(r.cpu_records[1], 6 * PER_POLL);
+	unlink(path);
+	rec_free(&r);
+}
+END_TEST
+
+/*
+ * A module without per-CPU waits (-ENOTTY on the first pass): no thread,
+ * the main thread drains every CPU with poll(), nothing is lost.
+ */
+START_TEST(test_threads_unsupported)
+{
+	struct rec r;
+
+	setup_rec(&r, MODE_STREAM);
+	r.be = &fake_threaded_backend;
+	fake.cpu_err[0] = fake.cpu_err[1] = -ENOTTY;
+	fake.give = 5;
+	fake.stop_after = 5;
+	rec_drain(&r);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_int_eq(fake.cpu_polls[0], 1);
+	ck_assert_int_eq(fake.cpu_polls[1], 0);
+	ck_assert_int_eq(fake.polls, 5);
+	finish(&r);
+	check_file(6 * PER_POLL);
+	rec_free(&r);
+}
+END_TEST
+
 /* stop, cyclic, chain: nothing is polled, all is taken at the end */
 START_TEST(test_stop_mode)
 {
@@ -395,6 +445,8 @@ int main(void)
 	tcase_add_test(tc, test_stop_mode);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_threads_error);
+	tcase_add_test(tc, test_threads_hole);
+	tcase_add_test(tc, test_threads_unsupported);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -26,7 +26,7 @@
 
 struct fake_report {
 	unsigned long long produced, lost, overwritten;
-	int chunks, enabled;
+	int chunks, enabled, cpu_waits;
 	unsigned int filter;
 };
 
@@ -82,9 +82,10 @@ static int run(char *const argv[], struct fake_report *rep, char *err, size_t er
 		const char *line = strstr(err, "fake-hwtrace:");
 
 		ck_assert_msg(line, "no fake report in: %s", err);
-		ck_assert_int_eq(sscanf(line, "fake-hwtrace: produced=%llu lost=%llu overwritten=%llu chunks=%d filter=0x%x enabled=%d",
+		ck_assert_int_eq(sscanf(line, "fake-hwtrace: produced=%llu lost=%llu overwritten=%llu chunks=%d filter=0x%x enabled=%d cpu_waits=%d",
 					&rep->produced, &rep->lost, &rep->overwritten,
-					&rep->chunks, &rep->filter, &rep->enabled), 6);
+					&rep->chunks, &rep->filter, &rep->enabled,
+					&rep->cpu_waits), 7);
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
@@ -152,6 +153,25 @@ START_TEST(test_stream)
 	ck_assert_uint_eq(rep.produced, 3 * 3000);
 	ck_assert_uint_eq(st.sched + rep.lost, rep.produced);
 	ck_assert_uint_eq(st.ctl, 3 * NCPU);	/* cycles_per_msec, start, stop */
+	/* a drain thread per CPU, each waiting on its own CPU's rings */
+	ck_assert_int_eq(rep.cpu_waits, NCPU);
+}
+END_TEST
+
+/* A module without HWT_IOC_POLL_CPU: one drain, every record still there. */
+START_TEST(test_stream_no_cpu_wait)
+{
+	struct fake_report rep;
+	struct file_stats st;
+	int rc;
+
+	setenv("FAKE_NO_POLL_CPU", "1", 1);
+	record("stream", "64k", "1", &rep, &st, &rc);
+	unsetenv("FAKE_NO_POLL_CPU");
+	ck_assert_uint_eq(rep.produced, 3 * 3000);
+	ck_assert_uint_eq(st.sched + rep.lost, rep.produced);
+	ck_assert_uint_eq(st.ctl, 3 * NCPU);
+	ck_assert_int_eq(rep.cpu_waits, 0);
 }
 END_TEST
 
@@ -503,6 +523,7 @@ int main(int argc, char **argv)
 	if (!mkdtemp(dir))
 		return EXIT_FAILURE;
 	tcase_add_test(tc, test_stream);
+	tcase_add_test(tc, test_stream_no_cpu_wait);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_cyclic);
 	tcase_add_test(tc, test_chain);
