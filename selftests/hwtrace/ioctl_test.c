@@ -44,7 +44,7 @@ TEST_F(dev, version)
 	EXPECT_LT(0, v.max_memory);
 	EXPECT_EQ(0, v.enabled);
 	/* reserved words are zeroed, not stale kernel stack */
-	EXPECT_EQ(1, v.abi_minor);
+	EXPECT_EQ(HWT_ABI_MINOR, v.abi_minor);
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), v.nr_online_cpus);
 	EXPECT_GE(v.nr_cpus, v.nr_online_cpus);
 	for (size_t i = 0; i < sizeof(v.reserved) / sizeof(v.reserved[0]); i++) {
