@@ -34,6 +34,11 @@ main_log() {
 	echo "hwt_bench: load tracer=trace-cmd groups=1 run=1 time=1.000 events=700 lost=0"
 	echo "hwt_bench: load tracer=hwtrace groups=1 run=2 time=1.000 events=800 lost=0"
 	echo "hwt_bench: load tracer=hwtrace groups=1 run=3 time=2.000 events=700 lost=300"
+	# CPU per event: hwtrace 1, 2, 4 us (median 2), trace-cmd 8 us: 0.25x
+	echo "hwt_bench: drain tracer=hwtrace run=1 events=900 lost=100 user=0.0005 sys=0.0005"
+	echo "hwt_bench: drain tracer=trace-cmd run=1 events=1000 lost=0 user=0.004 sys=0.004"
+	echo "hwt_bench: drain tracer=hwtrace run=2 events=1000 lost=0 user=0.001 sys=0.001"
+	echo "hwt_bench: drain tracer=hwtrace run=3 events=500 lost=0 user=0.001 sys=0.001"
 	echo "hwt_bench: convert tool=hwtrace-htf events=1000 wall=0.500 user=0.4 sys=0.1 maxrss_kb=2000 status=0"
 }
 
@@ -80,6 +85,9 @@ expect "hackbench at the same work: hwtrace's overhead is 0.25x trace-cmd's."
 expect "| 1 | hwtrace | 800 | 100 | 0-300 | 800 |"
 expect "| 1 | trace-cmd | 700 | 0 | 0-0 | 700 |"
 expect "Tracers in turn, 3 runs each"
+expect "| hwtrace | 900 | 0.002 | 2.00 | 1.00-4.00 |"
+expect "| trace-cmd | 1000 | 0.008 | 8.00 | 8.00-8.00 |"
+expect "hwtrace's drain takes 0.25x the CPU per event of trace-cmd's."
 
 # no ratio: trace-cmd no slower than none; no lines: the switches never varied
 e2e_log | sed -e '/workload=pingpong tracer=trace-cmd/s/time=0.240/time=0.190/' \

@@ -33,6 +33,7 @@ csv() {
 } >"$outdir/write-path.csv"
 csv e2e "$e2e_log" >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
+csv drain >"$outdir/drain.csv"
 csv convert >"$outdir/convert.csv"
 
 # median, min and max of the numbers on stdin, one a line ("- - -": none)
@@ -185,6 +186,31 @@ fit() {
 				'BEGIN { printf "| %s | %s | %d | %d | %d-%d | %.0f |\n", g, t, ev, lost, lo, hi, r }'
 		done
 	done
+	if [ "$(wc -l <"$outdir/drain.csv")" -gt 1 ]; then
+		echo
+		echo "## 3b. The drain's own CPU (64 KiB per CPU, hackbench -g 4 -l 50)"
+		echo
+		echo "Each tracer records in the background while hackbench runs; CPU: its user and"
+		echo "system time (threads, and the reader processes trace-cmd waits for), over the"
+		echo "events it recorded or lost.  Tracers in turn, $(tail -n +2 "$outdir/drain.csv" | cut -d, -f2 | sort -u | wc -l) runs each."
+		echo
+		echo "| tracer | events (median) | CPU s (median) | us of CPU per event (median) | (min-max) |"
+		echo "| --- | --- | --- | --- | --- |"
+		for t in hwtrace trace-cmd; do
+			read -r ev _ _ < <(stats "$outdir/drain.csv" 1 "$t" 3)
+			[ "$ev" != - ] || continue
+			read -r cpu _ _ < <(awk -F, -v t="$t" 'NR > 1 && $1 == t { print $5 + $6 }' \
+				"$outdir/drain.csv" | median_spread)
+			read -r us lo hi < <(awk -F, -v t="$t" 'NR > 1 && $1 == t && $3 + $4 > 0 {
+				print ($5 + $6) * 1e6 / ($3 + $4) }' "$outdir/drain.csv" | median_spread)
+			awk -v t="$t" -v ev="$ev" -v cpu="$cpu" -v us="$us" -v lo="$lo" -v hi="$hi" \
+				'BEGIN { printf "| %s | %d | %.3f | %.2f | %.2f-%.2f |\n", t, ev, cpu, us, lo, hi }'
+			[ "$t" != hwtrace ] || hw_us=$us
+		done
+		awk -v a="${hw_us:--}" -v b="${us:--}" 'BEGIN {
+			if (a == "-" || b == "-" || b <= 0) print "\nNo ratio: a tracer has no run."
+			else printf "\nhwtrace'"'"'s drain takes %.2fx the CPU per event of trace-cmd'"'"'s.\n", a / b }'
+	fi
 	echo
 	echo "## 4. Conversion of a hackbench trace, against trace-cmd report"
 	echo
