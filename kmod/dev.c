@@ -105,10 +105,11 @@ static long hwt_get_version(struct hwt_file *f, void *buf, unsigned long arg)
 }
 
 /*
- * One handler per command: buf holds the copied-in argument of pointer
- * ioctls (zeroed first, copied out after success for _IOR ones).  Value
- * ioctls take an int (ids, flags, clock): userspace passes one through
- * ioctl()'s varargs, so only the low 32 bits of arg are defined.
+ * One handler per command: f is the open file, buf holds the copied-in
+ * argument of pointer ioctls (zeroed first, copied out after success for
+ * _IOR ones).  Value ioctls take an int (ids, flags, clock, a CPU):
+ * userspace passes one through ioctl()'s varargs, so only the low 32 bits
+ * of arg are defined.
  */
 static long hwt_ioc_enable(struct hwt_file *f, void *buf, unsigned long arg)
 {
