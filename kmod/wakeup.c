@@ -30,12 +30,13 @@ void hwt_wakeup(void)
 }
 
 /*
- * poll() readiness: a ring at its watermark (of cpu only, unless cpu is
- * -1), names piling up (for a poller of every CPU: the one that reads
- * them), or tracing off (the consumer drains what is left and stops).  Lockless, so that a
- * consumer never waits behind hwt_lock (held across big allocations and
- * grace periods) while its rings fill: a chunk is published with release
- * and freed only after a grace period (hwt_chunk_delete).
+ * poll() readiness: a ring at its watermark (a ring of only_cpu, unless it
+ * is -1), names piling up (for a poller of every CPU: the one that reads
+ * them), or tracing off (the consumer drains what is left and stops).
+ * Lockless, so that a consumer never waits behind hwt_lock (held across
+ * big allocations and grace periods) while its rings fill: a chunk is
+ * published with release and freed only after a grace period
+ * (hwt_chunk_delete).
  */
 bool hwt_ready(int only_cpu)
 {

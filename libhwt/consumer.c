@@ -179,13 +179,18 @@ static int has_cpu(const struct hwt_consumer *c, uint32_t cpu)
 	return 0;
 }
 
-/* This CPU's descriptor, opened and scoped to the CPU on first use. */
+/*
+ * This CPU's descriptor, opened and scoped to the CPU on first use;
+ * -ENOENT if no ring of the CPU was added.
+ */
 static int cpu_fd(struct hwt_consumer *c, uint32_t cpu)
 {
 	int fd;
 
 	if (c->cpu_fd[cpu] >= 0)
 		return c->cpu_fd[cpu];
+	if (!has_cpu(c, cpu))
+		return hwt_err(-ENOENT);
 	fd = hwt_dev_reopen(c->dev);
 	if (fd < 0)
 		return fd;
@@ -206,8 +211,6 @@ int64_t hwt_consumer_poll_cpu(struct hwt_consumer *c, uint32_t cpu,
 
 	if (cpu >= c->nr_cpus)
 		return hwt_err(-EINVAL);
-	if (!has_cpu(c, cpu))
-		return hwt_err(-ENOENT);
 	fd = cpu_fd(c, cpu);
 	if (fd < 0)
 		return fd;
