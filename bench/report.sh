@@ -170,13 +170,16 @@ fit() {
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
 	echo
-	echo "Tracers in turn, $(tail -n +2 "$outdir/load.csv" | cut -d, -f3 | sort -u | wc -l) runs each; -r50: the drain at SCHED_FIFO priority 50."
+	echo "Tracers in turn, $(tail -n +2 "$outdir/load.csv" | cut -d, -f3 | sort -u | wc -l) runs each. hwtrace and trace-cmd: as they come"
+	echo "(hwtrace's drain at nice -10, its default for root; trace-cmd's at 0); -n0: hwtrace's"
+	echo "drain at nice 0 (-n 0); -n10: trace-cmd started at nice -10; -r50: the drain at"
+	echo "SCHED_FIFO priority 50."
 	echo "Events offered: recorded and lost, over hackbench's time."
 	echo
 	echo "| groups | tracer | events (median) | lost (median) | lost (min-max) | events/s offered (median) |"
 	echo "| --- | --- | --- | --- | --- | --- |"
 	for g in $(tail -n +2 "$outdir/load.csv" | cut -d, -f2 | sort -nu); do
-		for t in hwtrace trace-cmd hwtrace-r50 trace-cmd-r50; do
+		for t in hwtrace trace-cmd hwtrace-n0 trace-cmd-n10 hwtrace-r50 trace-cmd-r50; do
 			read -r ev _ _ < <(stats "$outdir/load.csv" 1 "$t" 5 2 "$g")
 			read -r lost lo hi < <(stats "$outdir/load.csv" 1 "$t" 6 2 "$g")
 			[ "$ev" != - ] || continue

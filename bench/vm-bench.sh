@@ -48,12 +48,13 @@ hb_time() {
 
 # hwtrace FILE BUF_KB ARGS...: record ARGS; prints "TIME EVENTS LOST"
 # (HWT_BACKEND=bpf: the libbpf backend instead of the module; RT=PRIO: the
-# drain at that SCHED_FIFO priority, -r)
+# drain at that SCHED_FIFO priority, -r; NICE=N: at that nice value, -n,
+# instead of hwtrace's default, -10 for root)
 run_hwtrace() {
 	out=$1
 	kb=$2
 	shift 2
-	/hwt/hwtrace record --backend="${HWT_BACKEND:-module}" ${RT:+-r $RT} -q -f task,irq \
+	/hwt/hwtrace record --backend="${HWT_BACKEND:-module}" ${RT:+-r $RT} ${NICE:+-n $NICE} -q -f task,irq \
 		-b "${kb}k" -o "$out" -- "$@" >/tmp/hw.out 2>/tmp/hw.err
 	ev=$(/hwt/hwtrace stats "$out" | sed -n 's/^records: *\([0-9]*\).*/\1/p')
 	lost=$(/hwt/hwtrace stats "$out" | sed -n 's/^lost: *\([0-9]*\).*/\1/p')
@@ -61,12 +62,14 @@ run_hwtrace() {
 }
 
 # trace-cmd FILE BUF_KB ARGS...: same; lost from its "CPU N: X events lost"
+# (NICE=N: started at that nice value, for its reader processes too)
 run_tracecmd() {
 	out=$1
 	kb=$2
 	shift 2
 	# shellcheck disable=SC2086 # the event list is meant to split
-	trace-cmd record ${RT:+-r $RT} -b "$kb" -o "$out" $tc_events "$@" >/tmp/tc.out 2>&1
+	nice -n "${NICE:-0}" trace-cmd record ${RT:+-r $RT} -b "$kb" -o "$out" $tc_events "$@" \
+		>/tmp/tc.out 2>&1
 	ev=$(trace-cmd report -i "$out" 2>/dev/null | grep -c ': [a-z_]*: ')
 	lost=$(sed -n 's/^CPU [0-9]*: \([0-9]*\) events lost.*/\1/p' /tmp/tc.out |
 		awk '{ s += $1 } END { print s + 0 }')
@@ -167,18 +170,25 @@ set -- $(run_tracecmd /tmp/e2e.dat "$mem_kb" $hb)
 step $ok "a hackbench trace from hwtrace and trace-cmd"
 
 # 3. loss under load: small buffers, more and more hackbench groups; each
-# tracer's drain at normal and at real-time priority (-r 50: both have it),
-# in turn, loss_runs times: one run's loss says little
+# tracer as it comes (hwtrace's drain at nice -10, trace-cmd's at 0), both
+# at nice 0 and both at -10, and both at real-time priority (-r 50), in
+# turn, loss_runs times: one run's loss says little
+load() {
+	case $1 in
+	hwtrace) run_hwtrace /tmp/load.hwt 64 hackbench -g "$2" -l 50 ;;
+	hwtrace-n0) NICE=0 run_hwtrace /tmp/load.hwt 64 hackbench -g "$2" -l 50 ;;
+	hwtrace-r50) RT=50 run_hwtrace /tmp/load.hwt 64 hackbench -g "$2" -l 50 ;;
+	trace-cmd) run_tracecmd /tmp/load.dat 64 hackbench -g "$2" -l 50 ;;
+	trace-cmd-n10) NICE=-10 run_tracecmd /tmp/load.dat 64 hackbench -g "$2" -l 50 ;;
+	trace-cmd-r50) RT=50 run_tracecmd /tmp/load.dat 64 hackbench -g "$2" -l 50 ;;
+	esac
+}
 for run in $(seq 1 $loss_runs); do
 	for g in 1 2 4 8; do
-		set -- $(run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
-		echo "hwt_bench: load tracer=hwtrace groups=$g run=$run time=$1 events=$2 lost=$3"
-		set -- $(RT=50 run_hwtrace /tmp/load.hwt 64 hackbench -g $g -l 50)
-		echo "hwt_bench: load tracer=hwtrace-r50 groups=$g run=$run time=$1 events=$2 lost=$3"
-		set -- $(run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
-		echo "hwt_bench: load tracer=trace-cmd groups=$g run=$run time=$1 events=$2 lost=$3"
-		set -- $(RT=50 run_tracecmd /tmp/load.dat 64 hackbench -g $g -l 50)
-		echo "hwt_bench: load tracer=trace-cmd-r50 groups=$g run=$run time=$1 events=$2 lost=$3"
+		for t in hwtrace hwtrace-n0 hwtrace-r50 trace-cmd trace-cmd-n10 trace-cmd-r50; do
+			set -- $(load $t $g)
+			echo "hwt_bench: load tracer=$t groups=$g run=$run time=$1 events=$2 lost=$3"
+		done
 	done
 done
 step 0 "loss under load"

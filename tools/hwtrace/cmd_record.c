@@ -37,8 +37,8 @@
 static const char usage[] =
 "usage: hwtrace record [-f FAMILIES] [-o FILE|udp://HOST[:PORT]] [-b BUFSIZE]\n"
 "                      [-m stream|cyclic|stop|chain] [-d SECONDS] [-z] [-q]\n"
-"                      [-w MS] [-r PRIO] [--backend=module|bpf|auto] [-v]\n"
-"                      [--persist] [-- COMMAND ARGS...]\n"
+"                      [-w MS] [-n NICE] [-r PRIO] [--backend=module|bpf|auto]\n"
+"                      [-v] [--persist] [-- COMMAND ARGS...]\n"
 "\n"
 "Record events of every CPU until Ctrl-C (SIGINT/SIGTERM), SECONDS elapse, or\n"
 "COMMAND exits (tracing starts just before COMMAND runs).\n"
@@ -58,6 +58,9 @@ static const char usage[] =
 "  -q           no live status line\n"
 "  -w MS        longest sleep between drains; a ring a quarter full wakes\n"
 "               the recorder earlier (default 10)\n"
+"  -n NICE      --nice: drain at nice value NICE (-20..19); default -10 where\n"
+"               allowed (root, CAP_SYS_NICE, RLIMIT_NICE) for a recorder started\n"
+"               at nice 0; COMMAND keeps its own\n"
 "  -r PRIO      --rt-prio: drain at real-time priority PRIO (SCHED_FIFO, 1..99;\n"
 "               root or CAP_SYS_NICE); COMMAND keeps its own policy\n"
 "  --backend=B  module: /dev/hwtrace (hwtrace.ko); bpf: BPF programs, no module\n"
@@ -83,6 +86,7 @@ struct rec_opts {
 	int bufsize_given;
 	enum backend backend;
 	int verbose;
+	int nice;			/* the drain's, REC_NICE_NONE: default */
 	int rt_prio;			/* SCHED_FIFO for the drain, 0: none */
 	struct hwt_writer_opts wopts;
 	char **cmd;			/* the command to run, or NULL */
@@ -350,6 +354,7 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 		{ "compress", no_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "nice", required_argument, NULL, 'n' },
 		{ "rt-prio", required_argument, NULL, 'r' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -362,7 +367,7 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 
 	if (want_help(argc, argv, usage))
 		return EXIT_OK;
-	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:r:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:o:b:m:d:zqw:n:r:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (parse_families(optarg, &o->families, stderr))
@@ -407,6 +412,10 @@ static int parse_args(int argc, char **argv, struct rec *r, struct rec_opts *o)
 				errmsg("bad wait '%s': 1..10000 ms", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'n':
+			if (rec_parse_nice(optarg, &o->nice))
+				return EXIT_USAGE;
 			break;
 		case 'r':
 			if (rec_parse_rt_prio(optarg, &o->rt_prio))
@@ -547,7 +556,7 @@ int cmd_record(int argc, char **argv)
 		.out = "trace.hwt", .wait_ms = 10, .child = -1,
 	};
 	struct rec_opts o = {
-		.families = FAMILIES_ALL, .bufsize = 1 << 20,
+		.families = FAMILIES_ALL, .bufsize = 1 << 20, .nice = REC_NICE_NONE,
 		.wopts = { .sz = sizeof(o.wopts) },
 	};
 	int ret, rc = EXIT_ERR, gate = -1;
@@ -572,8 +581,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* after the fork: the command keeps the policy it was started with */
-	if (o.rt_prio && rec_set_rt_prio(o.rt_prio))
+	/* after the fork: the command keeps the nice and policy it was started with */
+	if (rec_set_nice(o.nice) || (o.rt_prio && rec_set_rt_prio(o.rt_prio)))
 		goto out;
 	install_stop_handlers();
 	ret = r.be->enable(&r);

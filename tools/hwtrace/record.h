@@ -14,6 +14,7 @@
 #ifndef HWTRACE_RECORD_H
 #define HWTRACE_RECORD_H
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -125,6 +126,18 @@ int rec_parse_rt_prio(const char *s, int *prio);
  * with the reason said.
  */
 int rec_set_rt_prio(int prio);
+/* Nice values: the default of the drain, and the range -n takes. */
+#define REC_NICE_DEFAULT	(-10)
+#define REC_NICE_NONE		INT_MIN		/* no -n: the default, if allowed */
+/* -n NICE: a nice value (-20..19) into *nice; 0, or -1 with the range said. */
+int rec_parse_nice(const char *s, int *nice);
+/*
+ * The drain (the calling thread, and the threads it starts) at nice value
+ * nice.  REC_NICE_NONE: REC_NICE_DEFAULT, but only for a recorder started
+ * at nice 0 (a user who chose a nice keeps it) and only where allowed,
+ * silently.  0, or -errno with the reason said (nice given with -n only).
+ */
+int rec_set_nice(int nice);
 /* Events, losses per CPU and warnings, to stderr. */
 void rec_summary(const struct rec *r);
 

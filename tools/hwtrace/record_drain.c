@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,6 +89,50 @@ int rec_set_rt_prio(int prio)
 	else
 		errmsg("real-time priority %d: %s", prio, strerror(errno));
 	return -errno;
+}
+
+int rec_parse_nice(const char *s, int *nice)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < -20 || v > 19) {
+		errmsg("bad nice value '%s': -20..19", s);
+		return -1;
+	}
+	*nice = (int)v;
+	return 0;
+}
+
+/*
+ * The drain's work is set by the event rate, not by its priority: a lower
+ * nice value does not let it take more CPU, only take it sooner, before a
+ * ring overflows while CFS shares the CPUs among a crowd of busy tasks.
+ */
+int rec_set_nice(int nice)
+{
+	int given = nice != REC_NICE_NONE, cur, err;
+
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (!given) {
+		if (errno || cur != 0)
+			return 0;
+		nice = REC_NICE_DEFAULT;
+	}
+	/* on Linux, the calling thread's nice value: set before any thread starts */
+	if (!setpriority(PRIO_PROCESS, 0, nice) || !given)
+		return 0;
+	err = errno;
+	if (err == EACCES || err == EPERM)
+		errmsg("nice value %d refused (%s): a nice value below the current one needs\n"
+		       "  root, CAP_SYS_NICE or an RLIMIT_NICE of at least %d (ulimit -e); or record without -n",
+		       nice, err == EACCES ? "EACCES" : "EPERM", 20 - nice);
+	else
+		errmsg("nice value %d: %s", nice, strerror(err));
+	return -err;
 }
 
 static int udp_send(struct rec *r, const void *pkt, size_t len)
@@ -437,7 +482,7 @@ void rec_summary(const struct rec *r)
 	if (tl)
 		fprintf(stderr, "%s: WARNING: %" PRIu64 " events LOST (rings full%s): use a larger -b%s\n",
 			prog, tl, r->mode == MODE_STREAM ? ", drain too slow" : "",
-			r->mode == MODE_STREAM ? " or a shorter -w" : ", or -m stream");
+			r->mode == MODE_STREAM ? ", or -r PRIO on a busy machine" : ", or -m stream");
 	if (to)
 		fprintf(stderr, "%s: %" PRIu64 " older records overwritten (cyclic mode keeps the last %s)\n",
 			prog, to, "BUFSIZE");

@@ -223,6 +223,26 @@ START_TEST(test_record_bad_rt_prio)
 }
 END_TEST
 
+/* -n: the nice range, refused before anything is touched */
+START_TEST(test_record_bad_nice)
+{
+	static const char *const bad[] = { "20", "-21", "x", "", "5x", "-", "99999999999" };
+	static struct run r;
+	char *env[] = { CAP_ENV, NULL };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "hwtrace", "record", "-q", "-n", (char *)bad[i], "-d", "1", NULL };
+		char want[96];
+
+		run_hwtrace(&r, argv, env);
+		ck_assert_msg(r.status == 2, "-n '%s': exit %d", bad[i], r.status);
+		snprintf(want, sizeof(want), "bad nice value '%s': -20..19", bad[i]);
+		ck_assert_msg(strstr(r.err, want), "-n '%s': %s", bad[i], r.err);
+		ck_assert_ptr_null(strstr(r.err, "events in"));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hwtrace-cli");
@@ -239,6 +259,7 @@ int main(void)
 	tcase_add_test(tc, test_size_too_large_to_parse);
 	tcase_add_test(tc, test_record_size_too_large);
 	tcase_add_test(tc, test_record_bad_rt_prio);
+	tcase_add_test(tc, test_record_bad_nice);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

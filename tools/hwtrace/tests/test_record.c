@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <linux/capability.h>
 #include <unistd.h>
 
@@ -37,7 +38,8 @@ struct file_stats {
 
 static char dir[64];
 static const char *fake_total = "3000";	/* records per CPU */
-static int no_rt;	/* run() takes away what SCHED_FIFO needs */
+static int no_rt;	/* run() takes away what SCHED_FIFO and a lower nice need */
+static int start_nice;	/* run() starts hwtrace at this nice value */
 static char self[4096];	/* this program, the command of the -r tests */
 
 /* Run hwtrace with the fake device; returns its exit status. */
@@ -59,11 +61,13 @@ static int run(char *const argv[], struct fake_report *rep, char *err, size_t er
 		setenv("HWTRACE_DEV", "/fake/hwtrace", 1);
 		setenv("FAKE_CPUS", "3", 1);
 		setenv("FAKE_TOTAL", fake_total, 1);
+		if (start_nice && setpriority(PRIO_PROCESS, 0, start_nice))
+			_exit(124);
 		if (no_rt) {
 			/* root keeps CAP_SYS_NICE across exec unless the bounding set loses it */
 			struct rlimit rl = { 0, 0 };
 
-			if (setrlimit(RLIMIT_RTPRIO, &rl) ||
+			if (setrlimit(RLIMIT_RTPRIO, &rl) || setrlimit(RLIMIT_NICE, &rl) ||
 			    (!geteuid() && prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0)))
 				_exit(125);
 		}
@@ -394,6 +398,116 @@ START_TEST(test_udp_ipv6)
 }
 END_TEST
 
+/*
+ * "N": every thread of pid at nice value N, and at least 1 + NCPU of them
+ * (the main thread, a drain per CPU; the fake's producer may have ended);
+ * else what differs.
+ */
+static void thread_nices(FILE *f, pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int nice = 0, n = 0, mixed = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		int tid = atoi(e->d_name), v;
+
+		if (tid <= 0)
+			continue;
+		errno = 0;
+		v = getpriority(PRIO_PROCESS, (id_t)tid);	/* Linux: one thread's */
+		if (errno)
+			continue;	/* gone meanwhile */
+		mixed |= n && v != nice;
+		nice = v;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (mixed)
+		fprintf(f, "mixed over %d threads", n);
+	else if (n < 1 + NCPU)
+		fprintf(f, "%d but only %d threads", nice, n);
+	else
+		fprintf(f, "%d", nice);
+}
+
+/*
+ * The -r and -n tests' command: the policy and nice values of its parent
+ * (hwtrace: every thread, once its drain threads run) and of itself, into
+ * FILE.
+ */
+static int sched_report(const char *path)
+{
+	struct sched_param pp, sp;
+	pid_t parent = getppid();
+	int ppol = sched_getscheduler(parent), spol = sched_getscheduler(0);
+	FILE *f = fopen(path, "w");
+	char dir_path[64];
+
+	/* the main thread and one drain thread per CPU; not a test's verdict */
+	snprintf(dir_path, sizeof(dir_path), "/proc/%d/task", (int)parent);
+	for (int i = 0; i < 1000; i++) {
+		DIR *d = opendir(dir_path);
+		int n = 0;
+
+		while (d && readdir(d))
+			n++;
+		if (d)
+			closedir(d);
+		if (n - 2 >= 1 + NCPU)	/* less . and .. */
+			break;
+		usleep(10000);
+	}
+	if (!f || sched_getparam(parent, &pp) || sched_getparam(0, &sp))
+		return 1;
+	fprintf(f, "parent %s %d, nice ",
+		ppol == SCHED_FIFO ? "fifo" : ppol == SCHED_OTHER ? "other" : "?",
+		pp.sched_priority);
+	thread_nices(f, parent);
+	fprintf(f, "; self %s %d, nice %d\n",
+		spol == SCHED_FIFO ? "fifo" : spol == SCHED_OTHER ? "other" : "?",
+		sp.sched_priority, getpriority(PRIO_PROCESS, 0));
+	return fclose(f) ? 1 : 0;
+}
+
+/* May this process (as hwtrace would) lower its nice value to nice? */
+static int nice_allowed(int nice)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(setpriority(PRIO_PROCESS, 0, nice) ? 1 : 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Run argv (its command: sched_report into report); the report's line. */
+static void run_report(char *const argv[], const char *report, char *got, size_t len)
+{
+	struct fake_report rep;
+	char err[8192];
+	int rc = run(argv, &rep, err, sizeof(err));
+	FILE *f;
+
+	ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+	check_left_clean(&rep);
+	f = fopen(report, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(got, (int)len, f));
+	fclose(f);
+	unlink(report);
+}
+
+#define NICE_ARGV(out, report, ...) \
+	{ "hwtrace", "record", "-q", "-f", "task", "-o", out, __VA_ARGS__ "--", self, \
+	  "--sched-report", report, NULL }
+
 /* May this process (as hwtrace would) switch to SCHED_FIFO? */
 static int rt_allowed(void)
 {
@@ -444,7 +558,9 @@ START_TEST(test_rt_prio)
 		ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
 		fclose(f);
 	}
-	ck_assert_str_eq(got, "parent fifo 7, self other 0\n");
+	ck_assert_str_eq(got, nice_allowed(-10) ?
+			 "parent fifo 7, nice -10; self other 0, nice 0\n" :
+			 "parent fifo 7, nice 0; self other 0, nice 0\n");
 	unlink(report);
 	unlink(out);
 }
@@ -471,22 +587,84 @@ START_TEST(test_rt_prio_refused)
 }
 END_TEST
 
-/* The -r tests' command: the policies of its parent and itself, into FILE. */
-static int sched_report(const char *path)
+/*
+ * No -n: every thread of the recorder (the main one and the drains) runs
+ * at nice -10 where that is allowed, at 0 where not; the command at 0.
+ */
+START_TEST(test_nice_default)
 {
-	struct sched_param pp, sp;
-	int ppol = sched_getscheduler(getppid()), spol = sched_getscheduler(0);
-	FILE *f = fopen(path, "w");
+	char out[128], report[128], got[256];
+	char *argv[] = NICE_ARGV(out, report);
 
-	if (!f || sched_getparam(getppid(), &pp) || sched_getparam(0, &sp))
-		return 1;
-	fprintf(f, "parent %s %d, self %s %d\n",
-		ppol == SCHED_FIFO ? "fifo" : ppol == SCHED_OTHER ? "other" : "?",
-		pp.sched_priority,
-		spol == SCHED_FIFO ? "fifo" : spol == SCHED_OTHER ? "other" : "?",
-		sp.sched_priority);
-	return fclose(f) ? 1 : 0;
+	snprintf(out, sizeof(out), "%s/nice.hwt", dir);
+	snprintf(report, sizeof(report), "%s/nice.sched", dir);
+	run_report(argv, report, got, sizeof(got));
+	if (nice_allowed(-10))
+		ck_assert_str_eq(got, "parent other 0, nice -10; self other 0, nice 0\n");
+	else
+		ck_assert_str_eq(got, "parent other 0, nice 0; self other 0, nice 0\n");
+	/* without the right to lower it: no error, the nice value stays */
+	no_rt = 1;
+	run_report(argv, report, got, sizeof(got));
+	no_rt = 0;
+	ck_assert_str_eq(got, "parent other 0, nice 0; self other 0, nice 0\n");
+	unlink(out);
 }
+END_TEST
+
+/* -n 5: a higher nice value needs no right; the command keeps 0. */
+START_TEST(test_nice_given)
+{
+	char out[128], report[128], got[256];
+	char *argv[] = NICE_ARGV(out, report, "-n", "5",);
+
+	snprintf(out, sizeof(out), "%s/nice5.hwt", dir);
+	snprintf(report, sizeof(report), "%s/nice5.sched", dir);
+	no_rt = 1;
+	run_report(argv, report, got, sizeof(got));
+	no_rt = 0;
+	ck_assert_str_eq(got, "parent other 0, nice 5; self other 0, nice 0\n");
+	unlink(out);
+}
+END_TEST
+
+/* Started at nice 3 (the user's choice), no -n: the recorder stays at 3. */
+START_TEST(test_nice_kept)
+{
+	char out[128], report[128], got[256];
+	char *argv[] = NICE_ARGV(out, report);
+
+	snprintf(out, sizeof(out), "%s/nice3.hwt", dir);
+	snprintf(report, sizeof(report), "%s/nice3.sched", dir);
+	start_nice = 3;
+	run_report(argv, report, got, sizeof(got));
+	start_nice = 0;
+	ck_assert_str_eq(got, "parent other 0, nice 3; self other 0, nice 3\n");
+	unlink(out);
+}
+END_TEST
+
+/* -n -5 without CAP_SYS_NICE or RLIMIT_NICE: an error before tracing starts */
+START_TEST(test_nice_refused)
+{
+	struct fake_report rep;
+	char err[8192], out[128], report[128];
+	char *argv[] = NICE_ARGV(out, report, "-n", "-5",);
+
+	snprintf(out, sizeof(out), "%s/niceno.hwt", dir);
+	snprintf(report, sizeof(report), "%s/niceno.sched", dir);
+	no_rt = 1;
+	ck_assert_int_eq(run(argv, &rep, err, sizeof(err)), 1);
+	no_rt = 0;
+	ck_assert_msg(strstr(err, "nice value -5 refused (EACCES): a nice value below the current one needs\n"
+			     "  root, CAP_SYS_NICE or an RLIMIT_NICE of at least 25 (ulimit -e)"),
+		      "%s", err);
+	ck_assert_uint_eq(rep.produced, 0);	/* never enabled */
+	check_left_clean(&rep);
+	ck_assert_int_ne(access(report, F_OK), 0);	/* the command never ran */
+	unlink(out);
+}
+END_TEST
 
 START_TEST(test_too_big)
 {
@@ -531,6 +709,10 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_too_big);
 	tcase_add_test(tc, test_rt_prio);
 	tcase_add_test(tc, test_rt_prio_refused);
+	tcase_add_test(tc, test_nice_default);
+	tcase_add_test(tc, test_nice_given);
+	tcase_add_test(tc, test_nice_kept);
+	tcase_add_test(tc, test_nice_refused);
 	tcase_add_test(tc, test_udp);
 	tcase_add_test(tc, test_udp_paced);
 	tcase_add_test(tc, test_udp_ipv6);
