@@ -1,16 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Turn the "hwt_bench:" lines of make bench's two logs (the end-to-end run,
-# and the rest) into bench/results/: a CSV per step and results.md with
-# medians, spreads and ratios.
+# Turn the "hwt_bench:" lines of make bench's logs (the end-to-end run,
+# the rest, and boots that measure only the write path) into
+# bench/results/: a CSV per step and results.md with medians, spreads and
+# ratios.
 #
-# usage: bench/report.sh LOG E2E_LOG OUTDIR
+# usage: bench/report.sh LOG E2E_LOG OUTDIR [WRITE_LOG...]
 set -euo pipefail
 
 log=$1
 e2e_log=$2
 outdir=$3
+shift 3
 mkdir -p "$outdir"
 kernel=$(sed -n 's/.*HWT-VM-START kernel=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
 cpus=$(sed -n 's/.*HWT-VM-START kernel=[^ ]* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
@@ -25,12 +27,25 @@ csv() {
 }
 
 # "hwt_bench: round R cpu C NAME PS ps/event CYC cycles/kevent clock CLOCK",
-# once from the script and once more in the kernel log the VM dumps at its end
+# once from the script and once more in the kernel log the VM dumps at its
+# end: "ROUND,CPU,BUFFER,NS,CYCLES,CLOCK" rows of LOG, each once
+write_rows() {
+	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent clock \([a-z]*\).*/\1 \2 \3 \4 \5 \6/p' "$1" |
+		awk '!seen[$0]++ { printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
+}
 {
 	echo "round,cpu,buffer,ns_per_event,cycles_per_event,clock"
-	sed -n 's/.*hwt_bench: round \([0-9]*\) cpu \([0-9]*\) \([a-z_]*\) \([0-9]*\) ps\/event \([0-9]*\) cycles\/kevent clock \([a-z]*\).*/\1 \2 \3 \4 \5 \6/p' "$log" |
-		awk '!seen[$0]++ { printf "%s,%s,%s,%.3f,%.3f,%s\n", $1, $2, $3, $4 / 1000, $5 / 1000, $6 }'
+	write_rows "$log"
 } >"$outdir/write-path.csv"
+# every boot's rows (the main one first), its number in front
+{
+	echo "boot,round,cpu,buffer,ns_per_event,cycles_per_event,clock"
+	boot=0
+	for l in "$log" "$@"; do
+		boot=$((boot + 1))
+		write_rows "$l" | sed "s/^/$boot,/"
+	done
+} >"$outdir/write-boots.csv"
 csv e2e "$e2e_log" >"$outdir/e2e.csv"
 csv load >"$outdir/load.csv"
 csv drain >"$outdir/drain.csv"
@@ -46,10 +61,12 @@ median_spread() {
 }
 
 # median and spread of column COL for rows whose column KEY is VAL (and,
-# with two more arguments, column KEY2 is VAL2)
+# with two or four more arguments, column KEY2 is VAL2 and KEY3 is VAL3)
 stats() {
 	awk -F, -v key="$2" -v val="$3" -v col="$4" -v key2="${5:-0}" -v val2="${6:-}" \
-		'NR > 1 && $key == val && (!key2 || $key2 == val2) { print $col }' "$1" | median_spread
+		-v key3="${7:-0}" -v val3="${8:-}" \
+		'NR > 1 && $key == val && (!key2 || $key2 == val2) && (!key3 || $key3 == val3) { print $col }' \
+		"$1" | median_spread
 }
 
 # least-squares line time = a + b * context switches over the e2e runs of
@@ -95,6 +112,37 @@ fit() {
 				'BEGIN { printf "| %s | %s | %.1f | %.1f | %.1f | %.2fx |\n", b, c, m, lo, hi, m / base }'
 		done
 	done
+	if [ "$#" -gt 0 ]; then
+		echo
+		echo "### The write path in every boot"
+		echo
+		echo "TCG's timings move from boot to boot; more boots measure the write path"
+		echo "alone (the same module, the same steps). Each boot's medians, as ratios."
+		echo
+		echo "| boot | clock | hwtrace / ring_buffer | relay / ring_buffer | hwtrace / relay |"
+		echo "| --- | --- | --- | --- | --- |"
+		summary=
+		for clock in tsc mono; do
+			below=0 boots=0
+			for boot in $(seq 1 $(($# + 1))); do
+				read -r rb _ _ < <(stats "$outdir/write-boots.csv" 4 ring_buffer 5 1 "$boot" 7 "$clock")
+				read -r hw _ _ < <(stats "$outdir/write-boots.csv" 4 hwtrace 5 1 "$boot" 7 "$clock")
+				read -r rl _ _ < <(stats "$outdir/write-boots.csv" 4 relay 5 1 "$boot" 7 "$clock")
+				if [ "$rb" = - ] || [ "$hw" = - ] || [ "$rl" = - ]; then
+					continue
+				fi
+				awk -v b="$boot" -v c="$clock" -v rb="$rb" -v hw="$hw" -v rl="$rl" \
+					'BEGIN { printf "| %s | %s | %.2fx | %.2fx | %.2fx |\n", b, c, hw / rb, rl / rb, hw / rl }'
+				boots=$((boots + 1))
+				if awk -v hw="$hw" -v rl="$rl" 'BEGIN { exit !(hw < rl) }'; then
+					below=$((below + 1))
+				fi
+			done
+			[ $boots = 0 ] || summary+="$clock: hwtrace below relay in $below of $boots boots."$'\n'
+		done
+		echo
+		printf '%s' "$summary"
+	fi
 	echo
 	echo "## 2. End to end: pingpong and hackbench (task + irq families, same memory per CPU)"
 	echo
