@@ -197,7 +197,7 @@ void hwt_disable(void)
 	hwt_probes_sync();
 	/* writers run with preemption off: after this none is in a ring */
 	synchronize_rcu();
-	wake_up_all(&hwt_wait);
+	hwt_wakeup_all();
 }
 
 static void log_filter(void *info)

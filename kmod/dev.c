@@ -204,9 +204,11 @@ static long hwt_ioc_persist_release(struct hwt_file *f, void *buf, unsigned long
 }
 
 /*
- * A drain thread per CPU polls its own descriptor: readiness (hwt_ready())
- * then counts only that CPU's rings, so another CPU's full ring neither
- * wakes it nor keeps its poll() returning at once.
+ * A drain thread per CPU polls its own descriptor: it sleeps on that CPU's
+ * wait queue and readiness (hwt_ready()) counts only that CPU's rings, so
+ * another CPU's full ring neither wakes it nor keeps its poll() returning
+ * at once.  An epoll watch made before the scope changed keeps the queue
+ * it was made on: set the scope first.
  */
 static long hwt_ioc_poll_cpu(struct hwt_file *f, void *buf, unsigned long arg)
 {
@@ -331,9 +333,10 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 static __poll_t hwt_poll(struct file *file, poll_table *wait)
 {
 	const struct hwt_file *f = file->private_data;
+	int cpu = READ_ONCE(f->poll_cpu);
 
-	poll_wait(file, &hwt_wait, wait);
-	return hwt_ready(READ_ONCE(f->poll_cpu)) ? EPOLLIN | EPOLLRDNORM : 0;
+	poll_wait(file, hwt_poll_queue(cpu), wait);
+	return hwt_ready(cpu) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static void hwt_vma_open(struct vm_area_struct *vma)

@@ -136,9 +136,12 @@ void hwt_count_lost(struct hwt_ring *r);
 void hwt_report_lost(struct hwt_ring *r);
 
 /* wakeup.c: poll() readiness and consumer wakeups */
-extern struct wait_queue_head hwt_wait;
-void hwt_wakeup(void);
+void hwt_wakeup_init(void);
 void hwt_wakeup_exit(void);
+void hwt_wakeup(void);
+void hwt_wakeup_ring(void);
+void hwt_wakeup_all(void);
+struct wait_queue_head *hwt_poll_queue(int only_cpu);
 bool hwt_ready(int only_cpu);
 
 /* probes.c: tracepoints -> hwt_record() */

@@ -64,6 +64,7 @@ static int __init hwt_init(void)
 		return ret;
 	}
 	hwt_probes_init();
+	hwt_wakeup_init();
 	ret = hwt_names_init();
 	if (ret)
 		return ret;

@@ -140,7 +140,7 @@ static int ring_write(struct hwt_ring *r, u32 limit, u16 code, u16 par1,
 	local_inc(&r->written);
 	/* the consumer sleeps in poll() until a ring reaches its watermark */
 	if (!r->cyc && used + 1 == r->watermark)
-		hwt_wakeup();
+		hwt_wakeup_ring();
 commit:
 	hwt_ring_commit(r);
 	return ret;

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include "kselftest_harness.h"
 
 #define MAX_CPUS	64
@@ -459,6 +460,7 @@ TEST_F(rec, filters)
 struct poller {
 	int fd, ret;
 	short revents;
+	pid_t tid;
 };
 
 static void *poll_thread(void *arg)
@@ -466,9 +468,51 @@ static void *poll_thread(void *arg)
 	struct poller *p = arg;
 	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
 
+	__atomic_store_n(&p->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	p->ret = poll(&pfd, 1, 60000);
 	p->revents = pfd.revents;
 	return NULL;
+}
+
+/* A line "KEY: N" of this process's thread tid's status file, or -1. */
+static long thread_status(pid_t tid, const char *key)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = strtol(line + len + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Start a poller of fd and return once it sleeps (in poll(): nothing else blocks it). */
+static void start_poller(pthread_t *t, struct poller *p)
+{
+	char path[64], stat[512], *state;
+	FILE *f;
+
+	if (pthread_create(t, NULL, poll_thread, p))
+		abort();
+	while (!__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)p->tid);
+	for (;;) {
+		f = fopen(path, "r");
+		if (!f || !fgets(stat, sizeof(stat), f))
+			abort();
+		fclose(f);
+		state = strrchr(stat, ')');
+		if (state && state[1] == ' ' && state[2] == 'S')
+			return;
+		usleep(1000);
+	}
 }
 
 /* poll() sleeps until a ring is a quarter full, and is ready once tracing stops. */
@@ -562,6 +606,56 @@ TEST_F(rec, poll_cpu)
 	EXPECT_EQ(1, poll(&mine, 1, 0));
 	close(mine.fd);
 	close(other.fd);
+}
+
+/*
+ * A poller scoped to CPU 1 sleeps through CPU 0's watermark (its own wait
+ * queue: not woken, not even to find itself not ready), while CPU 0's
+ * poller wakes; CPU 1's watermark then wakes it.
+ */
+TEST_F(rec, poll_cpu_wakeup)
+{
+	struct poller p0 = { 0 }, p1 = { 0 };
+	pthread_t t0, t1;
+	long before;
+	int id;
+
+	if (self->ncpu < 2)
+		SKIP(return, "one CPU: no other CPU's ring to tell apart");
+	p0.fd = hwt_open();
+	p1.fd = hwt_open();
+	ASSERT_LE(0, p0.fd);
+	ASSERT_LE(0, p1.fd);
+	ASSERT_EQ(0, hwt_ioc(p0.fd, HWT_IOC_POLL_CPU, 0));
+	ASSERT_EQ(0, hwt_ioc(p1.fd, HWT_IOC_POLL_CPU, 1));
+	/* 64 slots: the watermark is 16; the start records take 3 */
+	id = hwt_create(self->fd, 64 * REC, 8 * REC, HWT_CHUNK_STOP);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_CHUNK_SELECT, id));
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_ENABLE, 0));
+	start_poller(&t0, &p0);
+	start_poller(&t1, &p1);
+	before = thread_status(p1.tid, "voluntary_ctxt_switches");
+	ASSERT_LT(0, before);
+
+	ASSERT_EQ(0, hwt_pin(0));
+	for (int i = 0; i < 16 - START_RECS; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 0, i));
+	pthread_join(t0, NULL);
+	EXPECT_EQ(1, p0.ret);
+	/* time for a wrong wakeup to show: a woken poller sleeps again */
+	usleep(200000);
+	EXPECT_EQ(before, thread_status(p1.tid, "voluntary_ctxt_switches"))
+		TH_LOG("CPU 0's watermark woke CPU 1's poller");
+
+	ASSERT_EQ(0, hwt_pin(1));
+	for (int i = 0; i < 16 - START_RECS; i++)
+		ASSERT_EQ(0, hwt_log(self->fd, HWT_EV_USER_EVENT_0, 1, i));
+	pthread_join(t1, NULL);
+	EXPECT_EQ(1, p1.ret);
+	EXPECT_TRUE(p1.revents & POLLIN);
+	ASSERT_EQ(0, hwt_ioc(self->fd, HWT_IOC_DISABLE, 0));
+	close(p0.fd);
+	close(p1.fd);
 }
 
 TEST_HARNESS_MAIN
