@@ -300,8 +300,8 @@ void shim_bug(const char *what, const char *file, int line)
 	abort();
 }
 
-/* clock.c's wakeup is an irq_work; here it is counted and is a point */
-void hwt_wakeup(void)
+/* wakeup.c's ring wakeup is an irq_work; here it is counted and is a point */
+void hwt_wakeup_ring(void)
 {
 	sim.wakeups++;
 	if (sim.watch)

@@ -46,7 +46,7 @@ enum shim_at {
 	SHIM_PERCPU,		/* this_cpu_read(): a writer has read hwt_cur */
 	SHIM_CYCLES,		/* the cycle counter was read (val: the time) */
 	SHIM_MONO,		/* the monotonic clock was read (val: the time) */
-	SHIM_WAKEUP,		/* hwt_wakeup() queued the consumer's wakeup */
+	SHIM_WAKEUP,		/* hwt_wakeup_ring() queued the consumer's wakeup */
 };
 
 /* After an access to addr (NULL for a clock read or the wakeup). */
