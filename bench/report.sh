@@ -13,6 +13,7 @@ log=$1
 e2e_log=$2
 outdir=$3
 shift 3
+here=$(dirname "$0")
 mkdir -p "$outdir"
 kernel=$(sed -n 's/.*HWT-VM-START kernel=\([^ ]*\) .*/\1/p' "$log" | head -n 1)
 cpus=$(sed -n 's/.*HWT-VM-START kernel=[^ ]* cpus=\([0-9]*\).*/\1/p' "$log" | head -n 1)
@@ -67,22 +68,6 @@ stats() {
 		-v key3="${7:-0}" -v val3="${8:-}" \
 		'NR > 1 && $key == val && (!key2 || $key2 == val2) && (!key3 || $key3 == val3) { print $col }' \
 		"$1" | median_spread
-}
-
-# least-squares line time = a + b * context switches over the e2e runs of
-# workload W under tracer T: prints "a b r2", or "- - -" if the switches
-# never varied
-fit() {
-	awk -F, -v w="$2" -v t="$3" 'NR > 1 && $1 == w && $2 == t {
-			n++; x = $7; y = $4; sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y }
-		END {
-			d = n * sxx - sx * sx
-			e = n * syy - sy * sy
-			if (n < 2 || d <= 0) { print "- - -"; exit }
-			b = (n * sxy - sx * sy) / d
-			r2 = e > 0 ? (n * sxy - sx * sy) ^ 2 / (d * e) : 1
-			printf "%.9g %.9g %.3f\n", (sy - b * sx) / n, b, r2
-		}' "$1"
 }
 
 {
@@ -177,43 +162,21 @@ fit() {
 			else if (hw <= none) printf "%s: hwtrace'"'"'s median was no slower than none: no ratio.\n", w
 			else printf "%s: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s (medians of the same boot).\n", w, (hw - none) / (tc - none) }'
 		[ $w = hackbench ] || continue
-		# the same work for every tracer: each one's line through its runs,
-		# read at the median context switches of all runs (inside each
-		# tracer's range of them, where the runs spread enough)
-		read -r cs_all _ _ < <(awk -F, -v w=$w 'NR > 1 && $1 == w { print $7 }' "$outdir/e2e.csv" | median_spread)
-		cs_all=${cs_all%.*}
+		# the same work for every tracer: each run against what no tracer
+		# takes for as many switches (none's line through its runs)
 		echo
 		echo "Each run's time is close to a line in its context switches, a line per"
-		echo "tracer (least squares over its runs; r2 says how close).  Read at the"
-		echo "median switches of all runs ($cs_all), the lines compare the tracers on"
-		echo "the same work (a reading outside a tracer's own range of switches is an"
-		echo "extrapolation):"
+		echo "tracer (least squares over its runs; r2 says how close).  No tracer's"
+		echo "line says what a run of so many switches takes untraced: each run's"
+		echo "overhead is its time against that, on its own work.  A tracer's own"
+		echo "switches (its drain's wakeups) count as work, which favours the tracer"
+		echo "that switches more."
 		echo
-		echo "| tracer | its runs' switches (min-max) | us per context switch (slope) | r2 | time s at $cs_all switches | overhead vs none |"
-		echo "| --- | --- | --- | --- | --- | --- |"
-		read -r a0 b0 _ < <(fit "$outdir/e2e.csv" $w none)
-		[ "$a0" != - ] || { echo; echo "(the switches never varied: no lines)"; continue; }
-		at_none=$(awk -v a="$a0" -v b="$b0" -v x="$cs_all" 'BEGIN { printf "%.9g", a + b * x }')
-		for t in none hwtrace hwtrace-bpf trace-cmd; do
-			read -r a b r2 < <(fit "$outdir/e2e.csv" $w "$t")
-			[ "$a" != - ] || continue
-			read -r _ lo hi < <(stats "$outdir/e2e.csv" 1 $w 7 2 "$t")
-			awk -v t="$t" -v a="$a" -v b="$b" -v r2="$r2" -v x="$cs_all" -v base="$at_none" \
-				-v lo="$lo" -v hi="$hi" \
-				'BEGIN { y = a + b * x; o = (y / base - 1) * 100; if (o > -0.05 && o < 0.05) o = 0
-					printf "| %s | %d-%d | %.3f | %.3f | %.3f | %+.1f%% |\n", t, lo, hi, b * 1e6, r2, y, o }'
-		done
-		read -r a b _ < <(fit "$outdir/e2e.csv" $w hwtrace)
-		read -r c d _ < <(fit "$outdir/e2e.csv" $w trace-cmd)
-		echo
-		awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v x="$cs_all" -v base="$at_none" 'BEGIN {
-			hw = a + b * x - base; tc = c + d * x - base
-			if (a == "-" || c == "-" || tc <= 0)
-				print "hackbench at the same work: trace-cmd no slower than none, no ratio."
-			else if (hw <= 0)
-				print "hackbench at the same work: hwtrace no slower than none, no ratio."
-			else
-				printf "hackbench at the same work: hwtrace'"'"'s overhead is %.2fx trace-cmd'"'"'s.\n", hw / tc }'
+		echo "| tracer | its runs' switches (min-max) | us per context switch (slope) | r2 | overhead vs none at the same work (median) | min | max |"
+		echo "| --- | --- | --- | --- | --- | --- | --- |"
+		awk -F, 'NR > 1 && $1 == "hackbench" { print $2, $4, $7 }' "$outdir/e2e.csv" |
+			awk -v us=hwtrace -v peer=trace-cmd -f "$here/same-work.awk" ||
+			{ echo; echo "(the switches never varied: no lines)"; }
 	done
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"
