@@ -142,10 +142,14 @@ bench-insn: bench-payload
 	bash bench/insn-count.sh bench/results
 
 # make bench-host: the bpf backend on this machine's own kernel against perf
-# record -a and bpftrace, around hackbench (root; bench/host-bench.sh).
-# Never part of make check.  Results: bench/results/host.md and host.csv.
+# record -a and bpftrace, around hackbench and pingpong (root;
+# bench/host-bench.sh).  Never part of make check.  Results:
+# bench/results/host.md and the CSVs it names.
 bench-host: tools
 	bash scripts/deps.sh bench
+	mkdir -p $(BUILD)/bench-host
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O2 \
+		-o $(BUILD)/bench-host/pingpong bench/pingpong.c
 	bash bench/host-bench.sh bench/results
 
 # The embedded default: hackbench recorded in the VM, converted to every

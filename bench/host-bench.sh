@@ -6,8 +6,11 @@
 # tracepoints with the same memory per CPU, and bpftrace only counting them
 # (for scale), against hackbench with no tracer.  RUNS rounds (default 9,
 # at least 7), each running every tracer once in turn, so that a slow
-# spell of a shared machine falls on all of them alike.  Never part of
-# make check; nothing here judges a time.
+# spell of a shared machine falls on all of them alike.  hackbench's work
+# moves with the tracer (how its pipes batch decides how often it
+# switches), so the rounds also run bench/pingpong.c on one CPU: two
+# context switches a round trip, the same work under every tracer.  Never
+# part of make check; nothing here judges a time.
 #
 # Then losses with little memory (HWT_BENCH_LOSS_KB, 64 KiB per CPU) as
 # hackbench grows (1, 2, 4, 8 groups): hwtrace's bpf backend with and
@@ -22,6 +25,7 @@
 #        pipes and threads, about 130k traced events a second here; the
 #        old default -g 4 -l 200 made 20k a second, too few for any tracer's
 #        cost to rise above the run-to-run spread),
+#        HWT_BENCH_PINGPONG (200000 round trips),
 #        HWT_BENCH_BUF_KB (1024: ring per CPU, perf's mmap per CPU),
 #        HWT_BENCH_LOSS_KB (64), HWT_BENCH_LOSS_ROUNDS (3),
 #        HWT_BENCH_NOTE (a line for host.md: what else ran on the machine)
@@ -31,11 +35,13 @@ cd "$(dirname "$0")/.." || exit 1
 outdir=$1
 runs=${HWT_BENCH_RUNS:-9}
 hb_args=${HWT_BENCH_HACKBENCH:--p -T -g 1 -l 5000}
+pp_rounds=${HWT_BENCH_PINGPONG:-200000}
 buf_kb=${HWT_BENCH_BUF_KB:-1024}
 note=${HWT_BENCH_NOTE:-}
 loss_kb=${HWT_BENCH_LOSS_KB:-64}
 loss_rounds=${HWT_BENCH_LOSS_ROUNDS:-3}
 hwtrace=tools/hwtrace/build/hwtrace
+pingpong=build/bench-host/pingpong
 tracers="none hwtrace-bpf hwtrace-bpf-r50 perf bpftrace"
 
 die() {
@@ -47,7 +53,8 @@ die() {
 [ "$runs" -ge 7 ] || die "HWT_BENCH_RUNS=$runs: at least 7 runs"
 [ -r /sys/kernel/btf/vmlinux ] || die "no /sys/kernel/btf/vmlinux: the bpf backend needs BTF"
 [ -x "$hwtrace" ] || die "$hwtrace missing: make tools"
-for t in perf bpftrace hackbench bpftool python3; do
+[ -x "$pingpong" ] || die "$pingpong missing: make bench-host builds it"
+for t in perf bpftrace hackbench bpftool python3 taskset; do
 	command -v "$t" >/dev/null || die "$t missing: bash scripts/deps.sh bench"
 done
 perf --version >/dev/null 2>&1 || die "perf does not run here: $(perf --version 2>&1 | head -n 1)"
@@ -98,20 +105,25 @@ hb_time() {
 	sed -n 's/^Time: *\([0-9.]*\).*/\1/p' "$1" | tail -n 1
 }
 
-# one run of hackbench under tracer $1: prints "TIME EVENTS LOST"
+# the workload of run_one: a command line, its program by its full path
+# (bpftrace -c wants one)
+work="$(command -v hackbench) $hb_args"
+pp_work="$(command -v taskset) -c 0 $PWD/$pingpong $pp_rounds"
+
+# one run of the workload ($work) under tracer $1: prints "TIME EVENTS LOST"
 # (LOST "-" where the tracer cannot lose: bpftrace counts in the kernel)
-# shellcheck disable=SC2086 # hackbench's arguments split on purpose
+# shellcheck disable=SC2086 # the workload's arguments split on purpose
 run_one() {
 	local ev=0 lost=0
 	case $1 in
 	none)
-		hackbench $hb_args >"$tmp/out" 2>&1
+		$work >"$tmp/out" 2>&1
 		;;
 	hwtrace-bpf | hwtrace-bpf-r50)
 		local rt=()
 		[ "$1" = hwtrace-bpf-r50 ] && rt=(-r 50)
 		"$hwtrace" record --backend=bpf -q "${rt[@]}" -f task,irq -b "${buf_kb}k" \
-			-o "$tmp/t.hwt" -- hackbench $hb_args >"$tmp/out" 2>"$tmp/err" ||
+			-o "$tmp/t.hwt" -- $work >"$tmp/out" 2>"$tmp/err" ||
 			die "$1: $(cat "$tmp/err")"
 		"$hwtrace" stats "$tmp/t.hwt" >"$tmp/stats"
 		ev=$(sed -n 's/^records: *\([0-9]*\).*/\1/p' "$tmp/stats")
@@ -119,7 +131,7 @@ run_one() {
 		;;
 	perf)
 		perf record -a -m "$perf_pages" "${perf_ev[@]}" -o "$tmp/perf.data" \
-			-- hackbench $hb_args >"$tmp/out" 2>"$tmp/err" ||
+			-- $work >"$tmp/out" 2>"$tmp/err" ||
 			die "perf: $(tail -n 5 "$tmp/err")"
 		perf report -i "$tmp/perf.data" --stats >"$tmp/stats" 2>/dev/null
 		# the aggregated SAMPLE line; lost samples as each event counts them
@@ -128,7 +140,7 @@ run_one() {
 			END { print s + 0 }' "$tmp/stats")
 		;;
 	bpftrace)
-		bpftrace -e "$bt_probes { @n = count(); }" -c "$(command -v hackbench) $hb_args" \
+		bpftrace -e "$bt_probes { @n = count(); }" -c "$work" \
 			>"$tmp/out" 2>&1 || die "bpftrace: $(tail -n 5 "$tmp/out")"
 		ev=$(sed -n 's/^@n: \([0-9]*\)/\1/p' "$tmp/out")
 		lost=-
@@ -136,18 +148,25 @@ run_one() {
 	esac
 	local t
 	t=$(hb_time "$tmp/out")
-	[ -n "$t" ] || die "$1: no hackbench time in: $(tail -n 3 "$tmp/out")"
+	[ -n "$t" ] || die "$1: no time from $work in: $(tail -n 3 "$tmp/out")"
 	echo "$t ${ev:-0} ${lost:-0}"
 }
 
 csv=$outdir/host.csv
+pp_csv=$outdir/host-pingpong.csv
 mkdir -p "$outdir"
 echo "tracer,run,time_s,events,lost" >"$csv"
+echo "tracer,run,time_s,events,lost" >"$pp_csv"
 for run in $(seq 1 "$runs"); do
 	for tr in $tracers; do
 		read -r t ev lost < <(run_one "$tr")
 		echo "$tr,$run,$t,$ev,$lost" >>"$csv"
 		echo "bench-host: run $run/$runs $tr: $t s, $ev events, lost $lost" >&2
+	done
+	for tr in $tracers; do
+		read -r t ev lost < <(work=$pp_work run_one "$tr")
+		echo "$tr,$run,$t,$ev,$lost" >>"$pp_csv"
+		echo "bench-host: pingpong run $run/$runs $tr: $t s, $ev events, lost $lost" >&2
 	done
 done
 
@@ -157,7 +176,7 @@ echo "tracer,groups,run,time_s,events,lost" >"$loss_csv"
 for run in $(seq 1 "$loss_rounds"); do
 	for g in 1 2 4 8; do
 		for tr in hwtrace-bpf hwtrace-bpf-r50 perf; do
-			read -r t ev lost < <(hb_args="-g $g -l 200" buf_kb=$loss_kb \
+			read -r t ev lost < <(work="$(command -v hackbench) -g $g -l 200" buf_kb=$loss_kb \
 				perf_pages=$((loss_kb / 4)) run_one "$tr")
 			echo "$tr,$g,$run,$t,$ev,$lost" >>"$loss_csv"
 			echo "bench-host: loss run $run/$loss_rounds $tr $g groups: $ev events, lost $lost" >&2
@@ -184,7 +203,7 @@ for p in sorted(rows, key=lambda p: -p["run_cnt"]):
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
 # a script: bpftrace -c splits its command at spaces, quotes or not
-echo "hackbench $hb_args >/dev/null; bpftool -j prog show >$tmp/progs.json" >"$tmp/show.sh"
+echo "$work >/dev/null; bpftool -j prog show >$tmp/progs.json" >"$tmp/show.sh"
 "$hwtrace" record --backend=bpf -q -f task,irq -b "${buf_kb}k" -o "$tmp/t.hwt" \
 	-- /bin/sh "$tmp/show.sh" 2>"$tmp/err" || die "hwtrace: $(cat "$tmp/err")"
 costs "$tmp/progs.json" hwtrace-bpf 'hwt_*' >"$tmp/costs"
@@ -195,25 +214,12 @@ costs "$tmp/progs.json" bpftrace "${tps[@]#*:}" >>"$tmp/costs"
 sysctl -q kernel.bpf_stats_enabled="$stats_was"
 stats_was=
 
-# --- host.md --------------------------------------------------------------
-cpu=$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)
-mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
-virt=$(systemd-detect-virt 2>/dev/null || true)
-{
-	echo "# hwtrace bpf backend on the host (make bench-host)"
-	echo
-	echo "$(uname -sr), $(nproc) CPUs ($cpu), $mem RAM${virt:+, virtualized: $virt}, $(date -u +%Y-%m-%d)."
-	echo "hackbench $hb_args; $runs rounds, each tracer once per round in turn"
-	echo "($tracers); ${buf_kb} KiB per CPU for hwtrace's rings and perf's mmap."
-	echo "Tracepoints (${#tps[@]}, hwtrace's task and irq families): ${tps[*]}."
-	[ ${#perf_refused[@]} -eq 0 ] ||
-		echo "perf cannot sample ${perf_refused[*]} (the kernel refuses it): perf records the rest."
-	echo "bpftrace only counts them (one per-CPU counter): a floor, not a recorder."
-	[ -z "$note" ] || { echo; echo "$note"; }
-	echo
+# the table of medians of CSV (host.csv's columns), each tracer against
+# none, and hwtrace-bpf's overhead against perf's; NAME names the workload
+overheads() {
 	echo "| tracer | time s (median) | min | max | overhead vs none | events (median) | lost (median) | lost (max) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-	awk -F, -v order="$tracers" '
+	awk -F, -v order="$tracers" -v name="$2" '
 	NR > 1 { n[$1]++; t[$1, n[$1]] = $3; e[$1, n[$1]] = $4; l[$1, n[$1]] = $5 }
 	function median(a, k, m,    i, j, v, x) {
 		for (i = 1; i <= m; i++) v[i] = a[k, i] + 0
@@ -236,14 +242,50 @@ virt=$(systemd-detect-virt 2>/dev/null || true)
 			printf "| %s | %.3f | %.3f | %.3f | %+.1f%% | %d | %s | %s |\n", k, tm,
 				extreme(t, k, m, 0), extreme(t, k, m, 1), (tm / base - 1) * 100,
 				median(e, k, m), lm, lx
+			over[k] = tm / base - 1
 		}
-	}' "$csv"
+		print ""
+		if (over["perf"] <= 0 || over["hwtrace-bpf"] <= 0)
+			printf "%s: hwtrace-bpf %+.1f%%, perf %+.1f%%: one no slower than none, no ratio.\n",
+				name, over["hwtrace-bpf"] * 100, over["perf"] * 100
+		else
+			printf "%s: hwtrace-bpf'"'"'s overhead is %.2fx perf'"'"'s (%+.1f%% against %+.1f%%, medians).\n",
+				name, over["hwtrace-bpf"] / over["perf"], over["hwtrace-bpf"] * 100, over["perf"] * 100
+	}' "$1"
+}
+
+# --- host.md --------------------------------------------------------------
+cpu=$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)
+mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+virt=$(systemd-detect-virt 2>/dev/null || true)
+{
+	echo "# hwtrace bpf backend on the host (make bench-host)"
+	echo
+	echo "$(uname -sr), $(nproc) CPUs ($cpu), $mem RAM${virt:+, virtualized: $virt}, $(date -u +%Y-%m-%d)."
+	echo "hackbench $hb_args; $runs rounds, each tracer once per round in turn"
+	echo "($tracers); ${buf_kb} KiB per CPU for hwtrace's rings and perf's mmap."
+	echo "Tracepoints (${#tps[@]}, hwtrace's task and irq families): ${tps[*]}."
+	[ ${#perf_refused[@]} -eq 0 ] ||
+		echo "perf cannot sample ${perf_refused[*]} (the kernel refuses it): perf records the rest."
+	echo "bpftrace only counts them (one per-CPU counter): a floor, not a recorder."
+	[ -z "$note" ] || { echo; echo "$note"; }
+	echo
+	overheads "$csv" hackbench
 	echo
 	echo "Overhead: the median time under a tracer against the median with none,"
 	echo "from the same rounds. Events: what each tracer recorded (hwtrace: records"
 	echo "in the file, its start/stop and name records included; perf: samples"
 	echo "written). Lost: hwtrace's per-CPU lost counters (and events the kernel ran"
 	echo "no program for); perf's lost samples. Every run: host.csv."
+	echo
+	echo "## The same work: pingpong"
+	echo
+	echo "hackbench's work moves with the tracer: how its pipes batch decides how"
+	echo "often it switches.  bench/pingpong.c $pp_rounds, both processes on CPU 0,"
+	echo "is two context switches a round trip under every tracer; in the same"
+	echo "rounds, after hackbench.  Every run: host-pingpong.csv."
+	echo
+	overheads "$pp_csv" pingpong
 	echo
 	echo "## Losses with ${loss_kb} KiB per CPU (hackbench -g N -l 200)"
 	echo
