@@ -172,11 +172,9 @@ stats() {
 		echo "switches (its drain's wakeups) count as work, which favours the tracer"
 		echo "that switches more."
 		echo
-		echo "| tracer | its runs' switches (min-max) | us per context switch (slope) | r2 | overhead vs none at the same work (median) | min | max |"
-		echo "| --- | --- | --- | --- | --- | --- | --- |"
 		awk -F, 'NR > 1 && $1 == "hackbench" { print $2, $4, $7 }' "$outdir/e2e.csv" |
 			awk -v us=hwtrace -v peer=trace-cmd -f "$here/same-work.awk" ||
-			{ echo; echo "(the switches never varied: no lines)"; }
+			echo "(the switches never varied: no lines)"
 	done
 	echo
 	echo "## 3. Loss under load (64 KiB per CPU, hackbench -l 50 with more groups)"

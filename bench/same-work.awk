@@ -5,13 +5,12 @@
 # close to a line in its context switches, so each run is compared with
 # what no tracer takes for as many switches: the "none" tracer's line.
 #
-# Input: "TRACER TIME SWITCHES" lines.  Output: the markdown rows of a table
-# "| tracer | its runs' switches (min-max) | us per context switch (slope) |
-# r2 | overhead vs none at the same work (median) | min | max |", a tracer
-# a row in the order they first appear (slope and r2 of its own least-squares
-# line, "-" where its switches never varied), then a blank line and how
-# tracer `us` compares with tracer `peer` (awk -v us=... -v peer=...).
-# Exits 2, printing nothing, if none's switches never varied.
+# Input: "TRACER TIME SWITCHES" lines.  Output: a markdown table, a tracer a
+# row in the order they first appear (the slope and r2 of its own
+# least-squares line, "-" where its switches never varied, and its runs'
+# overhead), then a blank line and how tracer `us` compares with tracer
+# `peer` (awk -v us=... -v peer=...).  Exits 2, printing nothing, if none's
+# switches never varied.
 
 # least squares over the runs of tracer t: sets A, B, R2; 0 if no line
 function line(t,    i, x, y, sx, sy, sxx, sxy, syy, d, e) {
@@ -56,6 +55,8 @@ END {
 	if (!line("none"))
 		exit 2
 	a0 = A; b0 = B
+	print "| tracer | its runs' switches (min-max) | us per context switch (slope) | r2 | overhead vs none at the same work (median) | min | max |"
+	print "| --- | --- | --- | --- | --- | --- | --- |"
 	for (k = 1; k <= tracers; k++) {
 		t = order[k]
 		split("", ov)
